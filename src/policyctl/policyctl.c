@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* policyctl: a thin client. The offline verbs read configuration through
+ * src/shared, exactly as policyd does. */
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <glib.h>
+
+#include "conf-parse.h"
+#include "diagnostics.h"
+#include "json-writer.h"
+#include "policy-load.h"
+#include "util.h"
+
+/* Exit codes, documented in policyctl(1). */
+enum {
+        EXIT_OK = 0,
+        EXIT_ERRORS = 1, /* errors found, or the operation failed */
+        EXIT_USAGE = 2,
+};
+
+static const char *arg_root = NULL;
+static bool arg_json = false;
+
+static void help(void) {
+        printf("policyctl [OPTIONS...] COMMAND ...\n\n"
+               "Inspect policy groups.\n\n"
+               "Offline commands (read the policy files directly):\n"
+               "  verify [PATH...]        Check policy files and print every diagnostic\n"
+               "  cat-config [GROUP...]   Show a group's file and its drop-ins\n"
+               "  list                    List the groups\n\n"
+               "Options:\n"
+               "  -h --help               Show this help\n"
+               "     --version            Show the version\n"
+               "     --root=DIR           Read configuration below DIR\n"
+               "     --json               Print JSON\n\n"
+               "See policyctl(1) and policy.d(5).\n");
+}
+
+/* With --root, absolute paths given on the command line are below it, as
+ * systemd-analyze does it. */
+static char *path_for_argument(const char *path) {
+        if (arg_root && path[0] == '/')
+                return g_build_filename(arg_root, path, NULL);
+        return g_strdup(path);
+}
+
+static void print_diagnostics(const Diagnostics *d, FILE *f) {
+        for (guint i = 0; i < d->items->len; i++) {
+                g_autofree char *line = diagnostic_format(g_ptr_array_index(d->items, i));
+                fprintf(f, "%s\n", line);
+        }
+}
+
+static void print_diagnostics_json(const Diagnostics *d) {
+        g_autoptr(GString) out = g_string_new("[");
+
+        for (guint i = 0; i < d->items->len; i++) {
+                const Diagnostic *diag = g_ptr_array_index(d->items, i);
+                if (i > 0)
+                        g_string_append_c(out, ',');
+                g_string_append_c(out, '{');
+                json_append_key(out, "file");
+                json_append_string(out, diag->file);
+                g_string_append_c(out, ',');
+                json_append_key(out, "line");
+                if (diag->line > 0)
+                        g_string_append_printf(out, "%u", diag->line);
+                else
+                        g_string_append(out, "null");
+                g_string_append_c(out, ',');
+                json_append_key(out, "severity");
+                json_append_string(out, diagnostic_severity_to_string(diag->severity));
+                g_string_append_c(out, ',');
+                json_append_key(out, "message");
+                json_append_string(out, diag->message);
+                g_string_append_c(out, '}');
+        }
+        g_string_append(out, "]\n");
+        fputs(out->str, stdout);
+}
+
+static void verify_directory(const char *dir, Diagnostics *diags) {
+        const char *const dirs[] = { dir, NULL };
+        g_autoptr(PolicySet) set = NULL;
+        g_autofree char *conf = g_build_filename(dir, "policyd.conf", NULL);
+
+        (void) policy_set_load(NULL, dirs, &set, diags);
+        if (g_file_test(conf, G_FILE_TEST_IS_REGULAR))
+                (void) policy_file_verify(conf, diags);
+}
+
+static int verb_verify(int argc, char **argv) {
+        g_autoptr(Diagnostics) diags = diagnostics_new();
+
+        if (argc <= 1) {
+                g_autoptr(PolicySet) set = NULL;
+                DaemonConfig config;
+
+                (void) policy_set_load(arg_root, NULL, &set, diags);
+                daemon_config_init(&config);
+                (void) daemon_config_load(arg_root, &config, diags);
+                daemon_config_done(&config);
+        }
+
+        for (int i = 1; i < argc; i++) {
+                g_autofree char *path = path_for_argument(argv[i]);
+                struct stat st;
+
+                if (stat(path, &st) < 0) {
+                        diagnostics_add(diags, DIAGNOSTIC_ERROR, path, 0, "Cannot access: %s", g_strerror(errno));
+                        continue;
+                }
+                if (S_ISDIR(st.st_mode) && g_str_has_suffix(path, POLICY_SUFFIX ".d")) {
+                        /* A drop-in directory: each *.conf on its own. */
+                        g_autoptr(GDir) d = g_dir_open(path, 0, NULL);
+                        g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+                        const char *e;
+                        while (d && (e = g_dir_read_name(d)))
+                                if (g_str_has_suffix(e, DROPIN_SUFFIX) && e[0] != '.')
+                                        g_ptr_array_add(names, g_build_filename(path, e, NULL));
+                        g_ptr_array_sort(names, (GCompareFunc) g_strcmp0);
+                        for (guint j = 0; j < names->len; j++)
+                                (void) policy_file_verify(g_ptr_array_index(names, j), diags);
+                } else if (S_ISDIR(st.st_mode))
+                        verify_directory(path, diags);
+                else
+                        (void) policy_file_verify(path, diags);
+        }
+
+        diagnostics_sort(diags);
+        if (arg_json)
+                print_diagnostics_json(diags);
+        else
+                print_diagnostics(diags, stdout);
+
+        return diagnostics_count(diags, DIAGNOSTIC_ERROR) > 0 ? EXIT_ERRORS : EXIT_OK;
+}
+
+static int load_sources(GPtrArray **ret, Diagnostics *diags) {
+        return config_sources_find(arg_root, policy_search_dirs, POLICY_SUFFIX, ret, diags);
+}
+
+static int cat_file(const char *path, bool *first) {
+        g_autofree char *data = NULL;
+        size_t size;
+        int r;
+
+        r = read_full_file(path, &data, &size);
+        if (r < 0) {
+                fprintf(stderr, "Failed to read %s: %s\n", path, g_strerror(-r));
+                return r;
+        }
+        printf("%s# %s\n", *first ? "" : "\n", path);
+        fwrite(data, 1, size, stdout);
+        if (size > 0 && data[size - 1] != '\n')
+                putchar('\n');
+        *first = false;
+        return 0;
+}
+
+static int cat_source(const ConfigSource *s, bool *first) {
+        int r = 0;
+
+        if (s->masked) {
+                printf("%s# %s is masked by %s\n", *first ? "" : "\n", s->name, s->file);
+                *first = false;
+                return 0;
+        }
+        if (s->file)
+                r = cat_file(s->file, first);
+        for (guint i = 0; i < s->dropins->len; i++) {
+                int q = cat_file(g_ptr_array_index(s->dropins, i), first);
+                r = r < 0 ? r : q;
+        }
+        return r;
+}
+
+static int verb_cat_config(int argc, char **argv) {
+        g_autoptr(Diagnostics) diags = diagnostics_new();
+        g_autoptr(GPtrArray) sources = NULL;
+        bool first = true, failed = false;
+
+        (void) load_sources(&sources, diags);
+
+        if (argc <= 1) {
+                for (guint i = 0; i < sources->len; i++)
+                        failed |= cat_source(g_ptr_array_index(sources, i), &first) < 0;
+                return failed ? EXIT_ERRORS : EXIT_OK;
+        }
+
+        for (int a = 1; a < argc; a++) {
+                const char *name = argv[a];
+                bool found = false;
+
+                if (streq(name, "policyd.conf")) {
+                        g_autoptr(ConfigSource) s = NULL;
+                        (void) config_source_find_one(arg_root, config_search_dirs, name, &s, diags);
+                        if (s) {
+                                failed |= cat_source(s, &first) < 0;
+                                continue;
+                        }
+                } else {
+                        g_autofree char *stripped = g_str_has_suffix(name, POLICY_SUFFIX)
+                                                            ? g_strndup(name, strlen(name) - strlen(POLICY_SUFFIX))
+                                                            : g_strdup(name);
+                        for (guint i = 0; i < sources->len; i++) {
+                                const ConfigSource *s = g_ptr_array_index(sources, i);
+                                if (streq(s->name, stripped)) {
+                                        failed |= cat_source(s, &first) < 0;
+                                        found = true;
+                                }
+                        }
+                        if (found)
+                                continue;
+                }
+                fprintf(stderr, "No policy group '%s' found in the search path.\n", name);
+                failed = true;
+        }
+        return failed ? EXIT_ERRORS : EXIT_OK;
+}
+
+static int verb_list(int argc, char **argv) {
+        g_autoptr(Diagnostics) diags = diagnostics_new();
+        g_autoptr(PolicySet) set = NULL;
+        int r;
+
+        if (argc > 1) {
+                fprintf(stderr, "list takes no arguments.\n");
+                return EXIT_USAGE;
+        }
+
+        r = policy_set_load(arg_root, NULL, &set, diags);
+        if (r < 0) {
+                fprintf(stderr, "Failed to load policy groups: %s\n", g_strerror(-r));
+                return EXIT_ERRORS;
+        }
+        /* Problems in the files go to stderr; the listing is still useful. */
+        print_diagnostics(diags, stderr);
+
+        g_autoptr(GPtrArray) names = policy_set_sorted_names(set);
+
+        if (arg_json) {
+                g_autoptr(GString) out = g_string_new("[");
+                for (guint i = 0; i < names->len; i++) {
+                        const PolicyGroup *g = policy_set_get(set, g_ptr_array_index(names, i));
+                        if (i > 0)
+                                g_string_append_c(out, ',');
+                        g_string_append_c(out, '{');
+                        json_append_key(out, "name");
+                        json_append_string(out, g->name);
+                        g_string_append_printf(out, ",\"priority\":%u,", g->priority);
+                        json_append_key(out, "description");
+                        json_append_string(out, g->description);
+                        g_string_append_c(out, ',');
+                        json_append_key(out, "file");
+                        json_append_string(out, g->file);
+                        g_string_append_c(out, ',');
+                        json_append_key(out, "dropins");
+                        json_append_string_array(out, (const char *const *) g->dropins->pdata, g->dropins->len);
+                        g_string_append_c(out, '}');
+                }
+                g_string_append(out, "]\n");
+                fputs(out->str, stdout);
+                return EXIT_OK;
+        }
+
+        int wname = 5, wdesc = 11;
+        for (guint i = 0; i < names->len; i++) {
+                const PolicyGroup *g = policy_set_get(set, g_ptr_array_index(names, i));
+                wname = MAX(wname, (int) strlen(g->name));
+                wdesc = MAX(wdesc, (int) g_utf8_strlen(strempty(g->description), -1));
+        }
+        wdesc = MIN(wdesc, 50);
+        printf("%-*s %8s  %-*s  %s\n", wname, "GROUP", "PRIORITY", wdesc, "DESCRIPTION", "FILE");
+        for (guint i = 0; i < names->len; i++) {
+                const PolicyGroup *g = policy_set_get(set, g_ptr_array_index(names, i));
+                printf("%-*s %8u  %-*.*s  %s%s\n", wname, g->name, g->priority, wdesc, wdesc,
+                       g->description ? g->description : "-", g->file,
+                       g->dropins->len > 0 ? " (+drop-ins)" : "");
+        }
+        for (guint i = 0; i < set->masked->len; i++)
+                printf("%-*s %8s  %-*s  %s\n", wname, (const char *) g_ptr_array_index(set->masked, i), "-", wdesc,
+                       "(masked)", "-");
+        printf("\n%u groups listed.\n", policy_set_size(set));
+        return EXIT_OK;
+}
+
+typedef struct Verb {
+        const char *name;
+        int (*run)(int argc, char **argv);
+} Verb;
+
+static const Verb verbs[] = {
+        { "verify", verb_verify },
+        { "cat-config", verb_cat_config },
+        { "list", verb_list },
+};
+
+int main(int argc, char **argv) {
+        enum { ARG_VERSION = 0x100, ARG_ROOT, ARG_JSON };
+        static const struct option options[] = {
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, ARG_VERSION },
+                { "root", required_argument, NULL, ARG_ROOT },
+                { "json", no_argument, NULL, ARG_JSON },
+                {},
+        };
+        int c;
+
+        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
+                switch (c) {
+                case 'h':
+                        help();
+                        return EXIT_OK;
+                case ARG_VERSION:
+                        printf("policyctl %s\n", PROJECT_VERSION);
+                        return EXIT_OK;
+                case ARG_ROOT:
+                        if (isempty(optarg)) {
+                                fprintf(stderr, "--root= needs a directory.\n");
+                                return EXIT_USAGE;
+                        }
+                        if (!g_file_test(optarg, G_FILE_TEST_IS_DIR)) {
+                                fprintf(stderr, "--root=%s: not a directory.\n", optarg);
+                                return EXIT_USAGE;
+                        }
+                        arg_root = optarg;
+                        break;
+                case ARG_JSON:
+                        arg_json = true;
+                        break;
+                default:
+                        return EXIT_USAGE;
+                }
+
+        if (optind >= argc) {
+                fprintf(stderr, "No command given. See 'policyctl --help'.\n");
+                return EXIT_USAGE;
+        }
+
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+                if (streq(argv[optind], verbs[i].name))
+                        return verbs[i].run(argc - optind, argv + optind);
+
+        fprintf(stderr, "Unknown command '%s'. See 'policyctl --help'.\n", argv[optind]);
+        return EXIT_USAGE;
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* One small logging wrapper. To the journal with structured fields when
+ * stderr is connected to it (or when asked), to stderr otherwise. "%m" is
+ * expanded from the error passed in, not from errno. */
+
+#include <stdarg.h>
+#include <syslog.h>
+
+#include "diagnostics.h"
+
+typedef enum LogTarget {
+        LOG_TARGET_AUTO,
+        LOG_TARGET_CONSOLE,
+        LOG_TARGET_JOURNAL,
+} LogTarget;
+
+void log_setup(const char *program, LogTarget target);
+void log_set_max_level(int level);
+int log_get_max_level(void);
+
+/* Context fields for the journal (UNIT=, POLICY_GROUP=, CONFIG_FILE=,
+ * CONFIG_LINE=); any may be NULL/0. Returns -abs(error), or 0. */
+int log_context(int level, int error, const char *unit, const char *group, const char *file, unsigned line,
+                const char *format, ...) __attribute__((format(printf, 7, 8)));
+
+#define log_full_errno(level, error, ...) log_context(level, error, NULL, NULL, NULL, 0, __VA_ARGS__)
+#define log_debug(...) log_full_errno(LOG_DEBUG, 0, __VA_ARGS__)
+#define log_info(...) log_full_errno(LOG_INFO, 0, __VA_ARGS__)
+#define log_notice(...) log_full_errno(LOG_NOTICE, 0, __VA_ARGS__)
+#define log_warning(...) log_full_errno(LOG_WARNING, 0, __VA_ARGS__)
+#define log_error(...) log_full_errno(LOG_ERR, 0, __VA_ARGS__)
+#define log_debug_errno(error, ...) log_full_errno(LOG_DEBUG, error, __VA_ARGS__)
+#define log_warning_errno(error, ...) log_full_errno(LOG_WARNING, error, __VA_ARGS__)
+#define log_error_errno(error, ...) log_full_errno(LOG_ERR, error, __VA_ARGS__)
+#define log_oom() log_error_errno(-ENOMEM, "Out of memory.")
+
+/* Logs every diagnostic at warning level (errors included: the daemon goes
+ * on without the input), with CONFIG_FILE= and CONFIG_LINE=. */
+void log_diagnostics(const Diagnostics *d);

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* candidates × groups → desired state, with provenance. Pure: no I/O, no
+ * clock, no NSS. The caller gathers everything a candidate is matched on. */
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "policy-group.h"
+
+/* Sources of membership, strongest first (DESIGN §5). */
+typedef enum MembershipSource {
+        MEMBERSHIP_RUNTIME,      /* policyctl assign */
+        MEMBERSHIP_UNIT_FILE,    /* PolicyGroup= / X-PolicyGroup= */
+        MEMBERSHIP_SELF_REQUEST, /* user.policy.request on a delegated cgroup */
+        MEMBERSHIP_MATCH,        /* [Match] rules */
+        _MEMBERSHIP_SOURCE_MAX,
+} MembershipSource;
+
+typedef struct Candidate {
+        const char *unit;         /* NULL for a cgroup no unit owns */
+        const char *const *slices; /* the unit's slice, then each ancestor slice; NULL-terminated or NULL */
+        const char *cgroup;       /* path below the cgroup root, starting with "/" */
+        bool owner_known;
+        uint32_t owner_uid;       /* owner of the cgroup directory */
+        const char *owner_name;   /* its user name, when the caller could look it up */
+        const char *user;         /* the unit's User=, NULL when unset */
+        const char *const *xattrs; /* "name=value" of the cgroup's user.* xattrs */
+        const char *const *unit_groups;      /* from the unit file and drop-ins */
+        const char *const *runtime_groups;   /* assigned at runtime */
+        const char *const *runtime_excluded; /* unassigned at runtime: beats every other source */
+        const char *const *self_requests;    /* groups named in user.policy.request */
+        bool self_request_trusted; /* the caller checked delegation and ownership */
+} Candidate;
+
+typedef struct Membership {
+        char *group;
+        MembershipSource source; /* the strongest source that named it */
+} Membership;
+
+typedef struct ResolvedKnob {
+        bool set;
+        KnobValue value;
+        char *group;          /* the group whose value won */
+        Provenance source;    /* file:line of the winning assignment */
+        GPtrArray *overridden; /* char* names of groups that set it too, and lost */
+} ResolvedKnob;
+
+typedef struct ResolvedAttribute {
+        char *name;
+        char *value;
+        char *group;
+        Provenance source;
+} ResolvedAttribute;
+
+typedef enum ResolveNoteKind {
+        RESOLVE_NOTE_UNKNOWN_GROUP,   /* a source named a group that is not loaded */
+        RESOLVE_NOTE_MASKED_GROUP,    /* …or one that is masked */
+        RESOLVE_NOTE_SELF_REQUEST_REFUSED,
+} ResolveNoteKind;
+
+typedef struct ResolveNote {
+        ResolveNoteKind kind;
+        MembershipSource source;
+        char *group;
+} ResolveNote;
+
+typedef struct Resolution {
+        GPtrArray *memberships;        /* Membership*, sorted by group name */
+        ResolvedKnob knobs[_KNOB_MAX];
+        GPtrArray *attributes;         /* ResolvedAttribute*, sorted by name */
+        GPtrArray *notes;              /* ResolveNote* */
+} Resolution;
+
+Resolution *resolution_free(Resolution *r);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Resolution, resolution_free)
+
+/* Always succeeds for valid input; returns -EINVAL for a candidate without a cgroup. */
+int resolve_candidate(const PolicySet *set, const Candidate *c, Resolution **ret);
+
+/* Does the group's [Match] select this candidate at cgroup level? A group
+ * with no cgroup-level match key matches nothing. Executable= is process
+ * level and does not take part. */
+bool policy_group_matches(const PolicyGroup *g, const Candidate *c);
+
+/* The user.policy.group value: member names, comma-separated, sorted. "" for none. */
+char *resolution_group_tag(const Resolution *r);
+bool resolution_has_group(const Resolution *r, const char *group);
+
+const char *membership_source_to_string(MembershipSource s);

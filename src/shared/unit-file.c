@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+
+#include "conf-parse.h"
+#include "policy-values.h"
+#include "unit-file.h"
+#include "util.h"
+
+const char *const unit_search_dirs[] = {
+        "/etc/systemd/system.control",
+        "/run/systemd/system.control",
+        "/run/systemd/transient",
+        "/run/systemd/generator.early",
+        "/etc/systemd/system",
+        "/etc/systemd/system.attached",
+        "/run/systemd/system",
+        "/run/systemd/system.attached",
+        "/run/systemd/generator",
+        "/usr/local/lib/systemd/system",
+        "/usr/lib/systemd/system",
+        "/run/systemd/generator.late",
+        NULL,
+};
+
+const char *unit_type_section(const char *unit_name) {
+        static const struct {
+                const char *suffix, *section;
+        } table[] = {
+                { ".service", "Service" }, { ".socket", "Socket" }, { ".mount", "Mount" },
+                { ".swap", "Swap" },       { ".slice", "Slice" },   { ".scope", "Scope" },
+                { ".automount", "Automount" }, { ".timer", "Timer" }, { ".path", "Path" },
+                { ".target", "Target" },   { ".device", "Device" },
+        };
+        const char *dot = unit_name ? strrchr(unit_name, '.') : NULL;
+
+        if (!dot)
+                return NULL;
+        for (size_t i = 0; i < ELEMENTSOF(table); i++)
+                if (streq(dot, table[i].suffix))
+                        return table[i].section;
+        return NULL;
+}
+
+void unit_file_collect_policy_groups(const char *unit_name, const ConfFile *f, GPtrArray *groups,
+                                     Diagnostics *diags) {
+        const char *type_section = unit_type_section(unit_name);
+        const char *path = f->path;
+
+        for (guint i = 0; i < f->assignments->len; i++) {
+                const ConfAssignment *a = g_ptr_array_index(f->assignments, i);
+
+                if (!streq(a->key, "PolicyGroup") && !streq(a->key, "X-PolicyGroup"))
+                        continue;
+                if (!streq(a->section, "Unit") && !streq_ptr(a->section, type_section))
+                        continue;
+
+                if (isempty(a->value)) {
+                        g_ptr_array_set_size(groups, 0);
+                        continue;
+                }
+
+                g_auto(GStrv) words = g_strsplit_set(a->value, " \t", -1);
+                for (char **w = words; *w; w++) {
+                        const char *why = NULL;
+                        bool dup = false;
+
+                        if (**w == '\0')
+                                continue;
+                        if (validate_group_name(*w, &why) < 0) {
+                                diagnostics_add(diags, DIAGNOSTIC_ERROR, path, a->line,
+                                                "Invalid %s= value '%s': %s; ignoring it", a->key, *w, why);
+                                continue;
+                        }
+                        for (guint j = 0; j < groups->len; j++)
+                                dup = dup || streq(g_ptr_array_index(groups, j), *w);
+                        if (!dup)
+                                g_ptr_array_add(groups, g_strdup(*w));
+                }
+        }
+}
+
+static void read_one(const char *unit_name, const char *path, GPtrArray *groups, Diagnostics *diags) {
+        g_autoptr(ConfFile) f = NULL;
+
+        if (conf_parse_file(path, &f, diags) < 0)
+                return;
+        unit_file_collect_policy_groups(unit_name, f, groups, diags);
+}
+
+int unit_file_read_policy_groups(const char *unit_name, const char *fragment, const char *const *dropins,
+                                 char ***ret, Diagnostics *diags) {
+        g_autoptr(GPtrArray) groups = g_ptr_array_new_with_free_func(g_free);
+        /* /dev/null fragments are masked units: nothing to read. */
+        if (!isempty(fragment) && !streq(fragment, "/dev/null"))
+                read_one(unit_name, fragment, groups, diags);
+        for (const char *const *d = dropins; d && *d; d++)
+                if (!streq(*d, "/dev/null"))
+                        read_one(unit_name, *d, groups, diags);
+
+        g_ptr_array_add(groups, NULL);
+        *ret = (char **) g_ptr_array_free(TAKE_PTR(groups), FALSE);
+        return 0;
+}
+
+/* "foo-bar-baz.service" → "foo-bar-baz.service.d", "foo-bar-.service.d",
+ * "foo-.service.d", "service.d"; systemd applies the most general first. */
+static GPtrArray *dropin_dir_names(const char *unit_name) {
+        GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+        const char *dot = strrchr(unit_name, '.');
+
+        if (!dot)
+                return names;
+        g_ptr_array_add(names, g_strdup_printf("%s.d", dot + 1));
+
+        g_autofree char *prefix = g_strndup(unit_name, (gsize) (dot - unit_name));
+        for (char *dash = strchr(prefix, '-'); dash; dash = strchr(dash + 1, '-')) {
+                if (dash[1] == '\0')
+                        break;
+                g_autofree char *head = g_strndup(prefix, (gsize) (dash - prefix + 1));
+                g_ptr_array_add(names, g_strdup_printf("%s%s.d", head, dot));
+        }
+        g_ptr_array_add(names, g_strdup_printf("%s.d", unit_name));
+        return names;
+}
+
+static gint compare_basenames(gconstpointer a, gconstpointer b) {
+        const char *pa = *(const char *const *) a, *pb = *(const char *const *) b;
+        return strcmp(strrchr(pa, '/') + 1, strrchr(pb, '/') + 1);
+}
+
+int unit_file_find_dropins(const char *root, const char *const *dirs, const char *unit_name, char ***ret) {
+        g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        g_autoptr(GPtrArray) names = dropin_dir_names(unit_name);
+        g_autoptr(GPtrArray) result = g_ptr_array_new_with_free_func(g_free);
+
+        /* systemd: a drop-in file name seen in a stronger directory, or in a
+         * more specific drop-in directory, hides the weaker ones. */
+        for (guint n = names->len; n > 0; n--) {
+                const char *dirname = g_ptr_array_index(names, n - 1);
+                for (const char *const *dir = dirs; *dir; dir++) {
+                        g_autofree char *base = isempty(root) || streq(root, "/")
+                                                        ? g_strdup(*dir)
+                                                        : g_build_filename(root, *dir, NULL);
+                        g_autofree char *path = g_build_filename(base, dirname, NULL);
+                        g_autoptr(GDir) d = g_dir_open(path, 0, NULL);
+                        const char *e;
+
+                        if (!d)
+                                continue;
+                        while ((e = g_dir_read_name(d))) {
+                                if (e[0] == '.' || !g_str_has_suffix(e, ".conf") || g_hash_table_contains(seen, e))
+                                        continue;
+                                g_hash_table_insert(seen, g_strdup(e), g_build_filename(path, e, NULL));
+                        }
+                }
+        }
+
+        GHashTableIter it;
+        gpointer value;
+        g_hash_table_iter_init(&it, seen);
+        while (g_hash_table_iter_next(&it, NULL, &value))
+                g_ptr_array_add(result, g_strdup(value));
+        g_ptr_array_sort(result, compare_basenames);
+        g_ptr_array_add(result, NULL);
+        *ret = (char **) g_ptr_array_free(TAKE_PTR(result), FALSE);
+        return 0;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* PolicyGroup= from systemd unit files. systemd itself warns about the
+ * unknown key PolicyGroup= and ignores X-PolicyGroup= silently; neither
+ * reaches D-Bus, so we read the files (FragmentPath and DropInPaths). */
+
+#include <glib.h>
+
+#include "conf-parse.h"
+#include "diagnostics.h"
+
+/* The section named after the unit type ("Service" for foo.service), or
+ * NULL for a name without a known type. */
+const char *unit_type_section(const char *unit_name);
+
+/* Reads PolicyGroup= and X-PolicyGroup= in [Unit] or the unit type's section
+ * of fragment, then of each drop-in in the order given (systemd's order:
+ * later wins). Values are space-separated lists that accumulate; an empty
+ * assignment resets. Unreadable files are diagnostics, not failures; bad
+ * group names are errors naming file:line. fragment may be NULL (transient
+ * units). *ret is a NULL-terminated, de-duplicated list, possibly empty. */
+int unit_file_read_policy_groups(const char *unit_name, const char *fragment, const char *const *dropins,
+                                 char ***ret, Diagnostics *diags);
+
+/* Adds the groups one parsed unit file names to groups (char*), honouring
+ * empty assignments. */
+void unit_file_collect_policy_groups(const char *unit_name, const ConfFile *f, GPtrArray *groups,
+                                     Diagnostics *diags);
+
+/* The unit directories systemd reads for the system manager, strongest first. */
+extern const char *const unit_search_dirs[];
+
+/* Finds the drop-ins of unit_name as systemd would: UNIT.d, the prefix
+ * directories of a dashed name ("foo-.service.d"), and the type directory
+ * ("service.d"), from every directory, the same-named file in a stronger
+ * directory winning, sorted by file name. root may be NULL. */
+int unit_file_find_dropins(const char *root, const char *const *dirs, const char *unit_name, char ***ret);

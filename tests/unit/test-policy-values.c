@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+
+#include <glib.h>
+
+#include "policy-values.h"
+
+static void test_size_suffixes_are_base_1024(void) {
+        static const struct {
+                const char *in;
+                uint64_t out;
+        } ok[] = {
+                { "0", 0 },           { "123", 123 },
+                { "1K", 1024 },       { "1M", 1048576 },
+                { "2G", 2147483648 }, { "1T", UINT64_C(1) << 40 },
+                { "1.5G", 1610612736 }, { "1G 512M", 1610612736 },
+                { " 4K", 4096 },      { "10B", 10 },
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(ok); i++) {
+                uint64_t v = 0;
+                g_assert_cmpint(parse_size(ok[i].in, &v, NULL), ==, 0);
+                g_assert_cmpuint(v, ==, ok[i].out);
+        }
+}
+
+static void test_size_rejections_say_why(void) {
+        static const struct {
+                const char *in;
+                const char *why_contains;
+        } bad[] = {
+                { "", "empty" },        { "2Q", "suffix" },   { "-1", "negative" },
+                { "G", "digit" },       { "1.G", "decimal" }, { "99999999999E", "too large" },
+                { "1e9", "suffix" },
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+                uint64_t v = 42;
+                const char *why = NULL;
+                g_assert_cmpint(parse_size(bad[i].in, &v, &why), <, 0);
+                g_assert_nonnull(why);
+                if (!strstr(why, bad[i].why_contains))
+                        g_error("'%s': reason '%s' does not mention '%s'", bad[i].in, why, bad[i].why_contains);
+                g_assert_cmpuint(v, ==, 42); /* untouched on failure */
+        }
+}
+
+static void test_memory_limit_kinds(void) {
+        MemoryLimit l;
+        g_assert_cmpint(parse_memory_limit("infinity", &l, NULL), ==, 0);
+        g_assert_cmpint(l.kind, ==, MEMORY_LIMIT_INFINITY);
+        g_assert_cmpint(parse_memory_limit("50%", &l, NULL), ==, 0);
+        g_assert_cmpint(l.kind, ==, MEMORY_LIMIT_PERCENT);
+        g_assert_cmpuint(l.permyriad, ==, 5000);
+        g_assert_cmpint(parse_memory_limit("12.5%", &l, NULL), ==, 0);
+        g_assert_cmpuint(l.permyriad, ==, 1250);
+        g_assert_cmpint(parse_memory_limit("125\u2030", &l, NULL), ==, 0);
+        g_assert_cmpuint(l.permyriad, ==, 1250);
+        g_assert_cmpint(parse_memory_limit("2G", &l, NULL), ==, 0);
+        g_assert_cmpint(l.kind, ==, MEMORY_LIMIT_BYTES);
+        g_assert_cmpint(parse_memory_limit("101%", &l, NULL), ==, -ERANGE);
+        g_assert_cmpint(parse_memory_limit("1.234%", &l, NULL), ==, -EINVAL);
+        g_assert_cmpint(parse_memory_limit("Infinity", &l, NULL), <, 0);
+}
+
+static void test_memory_limit_round_trips_through_format(void) {
+        const char *in[] = { "2G", "1536M", "123", "50%", "12.50%", "infinity" };
+        for (size_t i = 0; i < G_N_ELEMENTS(in); i++) {
+                MemoryLimit l;
+                g_assert_cmpint(parse_memory_limit(in[i], &l, NULL), ==, 0);
+                g_autofree char *s = format_memory_limit(&l);
+                g_assert_cmpstr(s, ==, in[i]);
+        }
+}
+
+static void test_booleans_in_every_systemd_spelling(void) {
+        const char *yes[] = { "1", "yes", "YES", "y", "true", "t", "on", "On" };
+        const char *no[] = { "0", "no", "n", "false", "f", "off", "OFF" };
+        const char *bad[] = { "", "2", "yess", "enable", " yes" };
+        bool b;
+        for (size_t i = 0; i < G_N_ELEMENTS(yes); i++) {
+                g_assert_cmpint(parse_boolean(yes[i], &b, NULL), ==, 0);
+                g_assert_true(b);
+        }
+        for (size_t i = 0; i < G_N_ELEMENTS(no); i++) {
+                g_assert_cmpint(parse_boolean(no[i], &b, NULL), ==, 0);
+                g_assert_false(b);
+        }
+        for (size_t i = 0; i < G_N_ELEMENTS(bad); i++)
+                g_assert_cmpint(parse_boolean(bad[i], &b, NULL), ==, -EINVAL);
+}
+
+static void test_numa_node_lists(void) {
+        NumaNodeMask m;
+        g_assert_cmpint(parse_numa_nodes("0-1,3", &m, NULL), ==, 0);
+        g_assert_true(numa_node_mask_test(&m, 0));
+        g_assert_true(numa_node_mask_test(&m, 1));
+        g_assert_false(numa_node_mask_test(&m, 2));
+        g_assert_true(numa_node_mask_test(&m, 3));
+        g_autofree char *s = format_numa_nodes(&m);
+        g_assert_cmpstr(s, ==, "0-1,3");
+
+        g_assert_cmpint(parse_numa_nodes("5 7 6", &m, NULL), ==, 0);
+        g_autofree char *s2 = format_numa_nodes(&m);
+        g_assert_cmpstr(s2, ==, "5-7");
+
+        g_assert_cmpint(parse_numa_nodes("1023", &m, NULL), ==, 0);
+        g_assert_cmpint(parse_numa_nodes("1024", &m, NULL), ==, -ERANGE);
+        g_assert_cmpint(parse_numa_nodes("3-1", &m, NULL), ==, -EINVAL);
+        g_assert_cmpint(parse_numa_nodes("", &m, NULL), ==, -EINVAL);
+        g_assert_cmpint(parse_numa_nodes("a", &m, NULL), ==, -EINVAL);
+        g_assert_cmpint(parse_numa_nodes("1-", &m, NULL), ==, -EINVAL);
+}
+
+static void test_numa_policy_names(void) {
+        for (int p = 0; p < _NUMA_POLICY_MAX; p++) {
+                NumaPolicy q;
+                g_assert_cmpint(parse_numa_policy(numa_policy_to_string((NumaPolicy) p), &q, NULL), ==, 0);
+                g_assert_cmpint(q, ==, p);
+        }
+        NumaPolicy q;
+        g_assert_cmpint(parse_numa_policy("Bind", &q, NULL), ==, -EINVAL);
+}
+
+static void test_priority_range(void) {
+        unsigned p;
+        g_assert_cmpint(parse_priority("0", &p, NULL), ==, 0);
+        g_assert_cmpint(parse_priority("1000", &p, NULL), ==, 0);
+        g_assert_cmpuint(p, ==, 1000);
+        g_assert_cmpint(parse_priority("1001", &p, NULL), ==, -ERANGE);
+        g_assert_cmpint(parse_priority("+5", &p, NULL), ==, -EINVAL);
+        g_assert_cmpint(parse_priority("5 ", &p, NULL), ==, -EINVAL);
+}
+
+static void test_globs(void) {
+        g_assert_cmpint(validate_glob("app-*.scope", NULL), ==, 0);
+        g_assert_cmpint(validate_glob("[ab]*.service", NULL), ==, 0);
+        g_assert_cmpint(validate_glob("[]]x", NULL), ==, 0);
+        g_assert_cmpint(validate_glob("[!a]x", NULL), ==, 0);
+        g_assert_cmpint(validate_glob("x\\*", NULL), ==, 0);
+        g_assert_cmpint(validate_glob("[ab", NULL), ==, -EINVAL);
+        g_assert_cmpint(validate_glob("x\\", NULL), ==, -EINVAL);
+        g_assert_cmpint(validate_glob("", NULL), ==, -EINVAL);
+        g_assert_cmpint(validate_glob("a\tb", NULL), ==, -EINVAL);
+}
+
+static void test_xattr_assignments(void) {
+        g_autofree char *name = NULL, *value = NULL;
+        g_assert_cmpint(parse_xattr_assignment("user.slo.class=latency", &name, &value, NULL), ==, 0);
+        g_assert_cmpstr(name, ==, "user.slo.class");
+        g_assert_cmpstr(value, ==, "latency");
+        g_clear_pointer(&name, g_free);
+        g_clear_pointer(&value, g_free);
+        g_assert_cmpint(parse_xattr_assignment("user.flag", &name, &value, NULL), ==, 0);
+        g_assert_cmpstr(value, ==, "");
+        g_assert_cmpint(parse_xattr_assignment("user.a=b=c", NULL, NULL, NULL), ==, 0);
+        g_assert_cmpint(parse_xattr_assignment("trusted.x=1", NULL, NULL, NULL), ==, -EINVAL);
+        g_assert_cmpint(parse_xattr_assignment("user.=1", NULL, NULL, NULL), ==, -EINVAL);
+        g_assert_cmpint(parse_xattr_assignment("user.a b=1", NULL, NULL, NULL), ==, -EINVAL);
+}
+
+static void test_group_and_tier_names(void) {
+        g_assert_cmpint(validate_group_name("foreground", NULL), ==, 0);
+        g_assert_cmpint(validate_group_name("a.b-c_1", NULL), ==, 0);
+        g_assert_cmpint(validate_group_name("", NULL), ==, -EINVAL);
+        g_assert_cmpint(validate_group_name("a,b", NULL), ==, -EINVAL);
+        g_assert_cmpint(validate_group_name(".hidden", NULL), ==, -EINVAL);
+        g_assert_cmpint(validate_group_name("a/b", NULL), ==, -EINVAL);
+        g_assert_cmpint(validate_tier_name("fast", NULL), ==, 0);
+        g_assert_cmpint(validate_tier_name("fa st", NULL), ==, -EINVAL);
+}
+
+static void test_uids(void) {
+        uint32_t u;
+        g_assert_cmpint(parse_uid("0", &u), ==, 0);
+        g_assert_cmpint(parse_uid("1001", &u), ==, 0);
+        g_assert_cmpuint(u, ==, 1001);
+        g_assert_cmpint(parse_uid("4294967295", &u), <, 0);
+        g_assert_cmpint(parse_uid("65535", &u), <, 0);
+        g_assert_cmpint(parse_uid("-1", &u), <, 0);
+}
+
+int main(int argc, char **argv) {
+        g_test_init(&argc, &argv, NULL);
+        g_test_add_func("/values/size-suffixes-are-base-1024", test_size_suffixes_are_base_1024);
+        g_test_add_func("/values/size-rejections-say-why", test_size_rejections_say_why);
+        g_test_add_func("/values/memory-limit-kinds", test_memory_limit_kinds);
+        g_test_add_func("/values/memory-limit-round-trips", test_memory_limit_round_trips_through_format);
+        g_test_add_func("/values/booleans-in-every-systemd-spelling", test_booleans_in_every_systemd_spelling);
+        g_test_add_func("/values/numa-node-lists", test_numa_node_lists);
+        g_test_add_func("/values/numa-policy-names", test_numa_policy_names);
+        g_test_add_func("/values/priority-range", test_priority_range);
+        g_test_add_func("/values/globs", test_globs);
+        g_test_add_func("/values/xattr-assignments", test_xattr_assignments);
+        g_test_add_func("/values/group-and-tier-names", test_group_and_tier_names);
+        g_test_add_func("/values/uids", test_uids);
+        return g_test_run();
+}

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "unit-file.h"
+
+static char *tmpdir;
+
+static char *put(const char *relpath, const char *content) {
+        char *p = g_build_filename(tmpdir, relpath, NULL);
+        g_autofree char *dir = g_path_get_dirname(p);
+        g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
+        g_assert_true(g_file_set_contents(p, content, -1, NULL));
+        return p;
+}
+
+static char *joined(char **groups) {
+        return g_strjoinv(" ", groups);
+}
+
+static void test_unit_section_and_x_prefix(void) {
+        g_autofree char *f = put("u1/a.service", "[Unit]\nDescription=x\nX-PolicyGroup=foreground\n"
+                                                 "[Service]\nExecStart=/bin/true\nPolicyGroup=batch\n");
+        g_auto(GStrv) groups = NULL;
+        g_assert_cmpint(unit_file_read_policy_groups("a.service", f, NULL, &groups, NULL), ==, 0);
+        g_autofree char *s = joined(groups);
+        g_assert_cmpstr(s, ==, "foreground batch");
+}
+
+static void test_other_sections_are_not_read(void) {
+        g_autofree char *f = put("u2/a.service", "[Install]\nPolicyGroup=wrong\n[Socket]\nPolicyGroup=wrong2\n"
+                                                 "[X-Foo]\nPolicyGroup=wrong3\n");
+        g_auto(GStrv) groups = NULL;
+        g_assert_cmpint(unit_file_read_policy_groups("a.service", f, NULL, &groups, NULL), ==, 0);
+        g_assert_cmpuint(g_strv_length(groups), ==, 0);
+}
+
+static void test_type_section_follows_unit_type(void) {
+        g_autofree char *f = put("u3/a.socket", "[Socket]\nPolicyGroup=s\n[Service]\nPolicyGroup=wrong\n");
+        g_auto(GStrv) groups = NULL;
+        g_assert_cmpint(unit_file_read_policy_groups("a.socket", f, NULL, &groups, NULL), ==, 0);
+        g_autofree char *s = joined(groups);
+        g_assert_cmpstr(s, ==, "s");
+}
+
+static void test_dropins_accumulate_and_empty_resets(void) {
+        g_autofree char *f = put("u4/a.service", "[Unit]\nPolicyGroup=a b\n");
+        g_autofree char *d1 = put("u4/a.service.d/10.conf", "[Service]\nPolicyGroup=c\n");
+        g_autofree char *d2 = put("u4/a.service.d/20.conf", "[Unit]\nX-PolicyGroup=\nX-PolicyGroup=d a\n");
+        g_autofree char *d3 = put("u4/a.service.d/30.conf", "[Unit]\nPolicyGroup=e d\n");
+        const char *dropins[] = { d1, d2, d3, NULL };
+        g_auto(GStrv) groups = NULL;
+        g_assert_cmpint(unit_file_read_policy_groups("a.service", f, dropins, &groups, NULL), ==, 0);
+        g_autofree char *s = joined(groups);
+        g_assert_cmpstr(s, ==, "d a e");
+}
+
+static void test_bad_group_name_is_an_error_with_line(void) {
+        g_autoptr(Diagnostics) d = diagnostics_new();
+        g_autofree char *f = put("u5/a.service", "[Unit]\n\nPolicyGroup=ok bad,name\n");
+        g_auto(GStrv) groups = NULL;
+        g_assert_cmpint(unit_file_read_policy_groups("a.service", f, NULL, &groups, d), ==, 0);
+        g_autofree char *s = joined(groups);
+        g_assert_cmpstr(s, ==, "ok");
+        g_assert_cmpuint(diagnostics_count(d, DIAGNOSTIC_ERROR), ==, 1);
+        const Diagnostic *diag = g_ptr_array_index(d->items, 0);
+        g_assert_cmpuint(diag->line, ==, 3);
+        g_assert_cmpstr(diag->file, ==, f);
+}
+
+static void test_transient_and_masked_units(void) {
+        g_autofree char *d1 = put("u6/run.scope.d/50-Description.conf", "[Scope]\nX-PolicyGroup=batch\n");
+        const char *dropins[] = { d1, NULL };
+        g_auto(GStrv) a = NULL, b = NULL;
+        g_assert_cmpint(unit_file_read_policy_groups("run.scope", NULL, dropins, &a, NULL), ==, 0);
+        g_autofree char *s = joined(a);
+        g_assert_cmpstr(s, ==, "batch");
+        g_assert_cmpint(unit_file_read_policy_groups("m.service", "/dev/null", NULL, &b, NULL), ==, 0);
+        g_assert_cmpuint(g_strv_length(b), ==, 0);
+}
+
+static void test_missing_fragment_is_a_diagnostic(void) {
+        g_autoptr(Diagnostics) d = diagnostics_new();
+        g_auto(GStrv) groups = NULL;
+        g_assert_cmpint(unit_file_read_policy_groups("a.service", "/nonexistent/a.service", NULL, &groups, d), ==, 0);
+        g_assert_cmpuint(diagnostics_count(d, DIAGNOSTIC_ERROR), ==, 1);
+}
+
+static void test_find_dropins_like_systemd(void) {
+        g_autofree char *a = put("root/usr/lib/systemd/system/foo-bar.service.d/10-a.conf", "");
+        g_autofree char *b = put("root/etc/systemd/system/foo-.service.d/20-b.conf", "");
+        g_autofree char *c = put("root/usr/lib/systemd/system/service.d/05-c.conf", "");
+        g_autofree char *shadowed G_GNUC_UNUSED = put("root/usr/lib/systemd/system/foo-bar.service.d/30-d.conf", "");
+        g_autofree char *winner = put("root/etc/systemd/system/foo-bar.service.d/30-d.conf", "");
+        g_autofree char *other G_GNUC_UNUSED = put("root/etc/systemd/system/other.service.d/10-x.conf", "");
+        g_autofree char *root = g_build_filename(tmpdir, "root", NULL);
+        g_auto(GStrv) found = NULL;
+
+        g_assert_cmpint(unit_file_find_dropins(root, unit_search_dirs, "foo-bar.service", &found), ==, 0);
+        g_assert_cmpuint(g_strv_length(found), ==, 4);
+        g_assert_cmpstr(found[0], ==, c);
+        g_assert_cmpstr(found[1], ==, a);
+        g_assert_cmpstr(found[2], ==, b);
+        g_assert_cmpstr(found[3], ==, winner);
+}
+
+static void test_unit_type_sections(void) {
+        g_assert_cmpstr(unit_type_section("a.service"), ==, "Service");
+        g_assert_cmpstr(unit_type_section("a.b.scope"), ==, "Scope");
+        g_assert_cmpstr(unit_type_section("a.slice"), ==, "Slice");
+        g_assert_null(unit_type_section("noext"));
+        g_assert_null(unit_type_section("a.unknown"));
+}
+
+int main(int argc, char **argv) {
+        g_test_init(&argc, &argv, NULL);
+        tmpdir = g_dir_make_tmp("unit-file-XXXXXX", NULL);
+        g_assert_nonnull(tmpdir);
+        g_test_add_func("/unit-file/unit-section-and-x-prefix", test_unit_section_and_x_prefix);
+        g_test_add_func("/unit-file/other-sections-are-not-read", test_other_sections_are_not_read);
+        g_test_add_func("/unit-file/type-section-follows-unit-type", test_type_section_follows_unit_type);
+        g_test_add_func("/unit-file/dropins-accumulate-and-empty-resets", test_dropins_accumulate_and_empty_resets);
+        g_test_add_func("/unit-file/bad-group-name-is-an-error-with-line", test_bad_group_name_is_an_error_with_line);
+        g_test_add_func("/unit-file/transient-and-masked-units", test_transient_and_masked_units);
+        g_test_add_func("/unit-file/missing-fragment-is-a-diagnostic", test_missing_fragment_is_a_diagnostic);
+        g_test_add_func("/unit-file/find-dropins-like-systemd", test_find_dropins_like_systemd);
+        g_test_add_func("/unit-file/unit-type-sections", test_unit_type_sections);
+        int r = g_test_run();
+        const char *argv_rm[] = { "rm", "-rf", tmpdir, NULL };
+        (void) g_spawn_sync(NULL, (char **) argv_rm, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);
+        g_free(tmpdir);
+        return r;
+}
