@@ -13,11 +13,13 @@
 
 typedef struct Tree {
         char *root;
+        GPtrArray *paths; /* owns what put() returns */
 } Tree;
 
 static void tree_setup(Tree *t, gconstpointer data) {
         g_autoptr(GError) error = NULL;
         t->root = g_dir_make_tmp("policy-load-XXXXXX", &error);
+        t->paths = g_ptr_array_new_with_free_func(g_free);
         g_assert_no_error(error);
 }
 
@@ -37,16 +39,18 @@ static int remove_tree(const char *path) {
 static void tree_teardown(Tree *t, gconstpointer data) {
         remove_tree(t->root);
         g_free(t->root);
+        g_ptr_array_unref(t->paths);
 }
 
-/* Writes root/relpath, creating directories on the way. */
-static char *put(Tree *t, const char *relpath, const char *content) {
+/* Writes root/relpath, creating directories on the way; returns the path. */
+static const char *put(Tree *t, const char *relpath, const char *content) {
         g_autoptr(GError) error = NULL;
         char *p = g_build_filename(t->root, relpath, NULL);
         g_autofree char *dir = g_path_get_dirname(p);
         g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
         g_assert_true(g_file_set_contents(p, content, -1, &error));
         g_assert_cmpint(chmod(p, 0644), ==, 0);
+        g_ptr_array_add(t->paths, p);
         return p;
 }
 
@@ -195,10 +199,10 @@ static void test_non_policy_files_are_ignored(Tree *t, gconstpointer data) {
 
 static void test_writable_by_others_is_refused(Tree *t, gconstpointer data) {
         g_autoptr(Diagnostics) d = diagnostics_new();
-        g_autofree char *p = put(t, "etc/policy.d/open.policy", "[PolicyGroup]\n");
-        g_autofree char *q = put(t, "etc/policy.d/grp.policy", "[PolicyGroup]\n");
+        const char *p = put(t, "etc/policy.d/open.policy", "[PolicyGroup]\n");
+        const char *q = put(t, "etc/policy.d/grp.policy", "[PolicyGroup]\n");
         put(t, "etc/policy.d/ok.policy", "[PolicyGroup]\n");
-        g_autofree char *r = put(t, "etc/policy.d/ok.policy.d/10-open.conf", "[PolicyGroup]\nPriority=9\n");
+        const char *r = put(t, "etc/policy.d/ok.policy.d/10-open.conf", "[PolicyGroup]\nPriority=9\n");
         g_assert_cmpint(chmod(p, 0666), ==, 0);
         g_assert_cmpint(chmod(q, 0664), ==, 0);
         g_assert_cmpint(chmod(r, 0646), ==, 0);
@@ -219,7 +223,7 @@ static void test_owned_by_another_user_is_refused(Tree *t, gconstpointer data) {
                 return;
         }
         g_autoptr(Diagnostics) d = diagnostics_new();
-        g_autofree char *p = put(t, "etc/policy.d/theirs.policy", "[PolicyGroup]\n");
+        const char *p = put(t, "etc/policy.d/theirs.policy", "[PolicyGroup]\n");
         g_assert_cmpint(chown(p, 4242, 4242), ==, 0);
         g_autoptr(PolicySet) set = load(t, d);
         g_assert_null(policy_set_get(set, "theirs"));
