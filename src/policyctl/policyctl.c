@@ -44,9 +44,11 @@ static void help(void) {
 /* With --root, absolute paths given on the command line are below it, as
  * systemd-analyze does it. */
 static char *path_for_argument(const char *path) {
-        if (arg_root && path[0] == '/')
-                return g_build_filename(arg_root, path, NULL);
-        return g_strdup(path);
+        char *p = arg_root && path[0] == '/' ? g_build_filename(arg_root, path, NULL) : g_strdup(path);
+        /* "foo.policy.d/" is the drop-in directory foo.policy.d. */
+        for (size_t n = strlen(p); n > 1 && p[n - 1] == '/'; n--)
+                p[n - 1] = '\0';
+        return p;
 }
 
 static void print_diagnostics(const Diagnostics *d, FILE *f) {
@@ -123,7 +125,7 @@ static int verb_verify(int argc, char **argv) {
                         while (d && (e = g_dir_read_name(d)))
                                 if (g_str_has_suffix(e, DROPIN_SUFFIX) && e[0] != '.')
                                         g_ptr_array_add(names, g_build_filename(path, e, NULL));
-                        g_ptr_array_sort(names, (GCompareFunc) g_strcmp0);
+                        g_ptr_array_sort(names, strcmp_ptr);
                         for (guint j = 0; j < names->len; j++)
                                 (void) policy_file_verify(g_ptr_array_index(names, j), diags);
                 } else if (S_ISDIR(st.st_mode))
@@ -146,9 +148,14 @@ static int load_sources(GPtrArray **ret, Diagnostics *diags) {
 }
 
 static int cat_file(const char *path, bool *first) {
+        g_autoptr(Diagnostics) diags = diagnostics_new();
         g_autofree char *data = NULL;
         size_t size;
         int r;
+
+        /* Show refused files too, but say that they are not in effect. */
+        if (!config_file_is_trusted(path, diags))
+                print_diagnostics(diags, stderr);
 
         r = read_full_file(path, &data, &size);
         if (r < 0) {
@@ -204,6 +211,9 @@ static int verb_cat_config(int argc, char **argv) {
                                 failed |= cat_source(s, &first) < 0;
                                 continue;
                         }
+                        fprintf(stderr, "No policyd.conf or policyd.conf.d/*.conf found; the defaults apply.\n");
+                        failed = true;
+                        continue;
                 } else {
                         g_autofree char *stripped = g_str_has_suffix(name, POLICY_SUFFIX)
                                                             ? g_strndup(name, strlen(name) - strlen(POLICY_SUFFIX))
@@ -222,6 +232,23 @@ static int verb_cat_config(int argc, char **argv) {
                 failed = true;
         }
         return failed ? EXIT_ERRORS : EXIT_OK;
+}
+
+/* s cut to width characters with an ellipsis, then padded: printf's widths
+ * count bytes, not characters. */
+static char *cell(const char *s, int width) {
+        glong n = g_utf8_strlen(s, -1);
+        GString *out = g_string_new(NULL);
+
+        if (n > width) {
+                g_autofree char *head = g_utf8_substring(s, 0, width - 1);
+                g_string_append_printf(out, "%s\u2026", head);
+                n = width;
+        } else
+                g_string_append(out, s);
+        for (; n < width; n++)
+                g_string_append_c(out, ' ');
+        return g_string_free(out, FALSE);
 }
 
 static int verb_list(int argc, char **argv) {
@@ -275,18 +302,23 @@ static int verb_list(int argc, char **argv) {
                 wname = MAX(wname, (int) strlen(g->name));
                 wdesc = MAX(wdesc, (int) g_utf8_strlen(strempty(g->description), -1));
         }
+        for (guint i = 0; i < set->masked->len; i++)
+                wname = MAX(wname, (int) strlen(g_ptr_array_index(set->masked, i)));
         wdesc = MIN(wdesc, 50);
         printf("%-*s %8s  %-*s  %s\n", wname, "GROUP", "PRIORITY", wdesc, "DESCRIPTION", "FILE");
         for (guint i = 0; i < names->len; i++) {
                 const PolicyGroup *g = policy_set_get(set, g_ptr_array_index(names, i));
-                printf("%-*s %8u  %-*.*s  %s%s\n", wname, g->name, g->priority, wdesc, wdesc,
-                       g->description ? g->description : "-", g->file,
+                g_autofree char *desc = cell(g->description ? g->description : "-", wdesc);
+                printf("%-*s %8u  %s  %s%s\n", wname, g->name, g->priority, desc, g->file,
                        g->dropins->len > 0 ? " (+drop-ins)" : "");
         }
         for (guint i = 0; i < set->masked->len; i++)
                 printf("%-*s %8s  %-*s  %s\n", wname, (const char *) g_ptr_array_index(set->masked, i), "-", wdesc,
                        "(masked)", "-");
-        printf("\n%u groups listed.\n", policy_set_size(set));
+        if (set->masked->len > 0)
+                printf("\n%u groups listed, %u masked.\n", policy_set_size(set), set->masked->len);
+        else
+                printf("\n%u groups listed.\n", policy_set_size(set));
         return EXIT_OK;
 }
 

@@ -45,6 +45,10 @@ static char *strip(char *s) {
 }
 
 /* One logical line, after continuations are joined. */
+/* A rejected section header leaves *section at BAD_SECTION: its lines are
+ * skipped without a warning each, since the header error covers them. */
+static const char BAD_SECTION[] = "";
+
 static void parse_logical_line(ConfFile *f, const char **section, char *text, unsigned line, Diagnostics *diags) {
         char *l = strip(text);
 
@@ -55,15 +59,15 @@ static void parse_logical_line(ConfFile *f, const char **section, char *text, un
                 size_t n = strlen(l);
                 if (n < 3 || l[n - 1] != ']') {
                         diagnostics_add(diags, DIAGNOSTIC_ERROR, f->path, line,
-                                        "Invalid section header '%s', ignoring line", l);
-                        *section = NULL;
+                                        "Invalid section header '%s', ignoring the section", l);
+                        *section = BAD_SECTION;
                         return;
                 }
                 g_autofree char *name = g_strndup(l + 1, n - 2);
                 if (strpbrk(name, "[]") || *strip(name) == '\0' || strip(name) != name) {
                         diagnostics_add(diags, DIAGNOSTIC_ERROR, f->path, line,
-                                        "Invalid section header '%s', ignoring line", l);
-                        *section = NULL;
+                                        "Invalid section header '%s', ignoring the section", l);
+                        *section = BAD_SECTION;
                         return;
                 }
                 ConfSection *s = g_new0(ConfSection, 1);
@@ -85,6 +89,8 @@ static void parse_logical_line(ConfFile *f, const char **section, char *text, un
                 diagnostics_add(diags, DIAGNOSTIC_ERROR, f->path, line, "Assignment without a key, ignoring line");
                 return;
         }
+        if (*section == BAD_SECTION)
+                return;
         if (!*section) {
                 /* systemd: "Assignment outside of section. Ignoring." */
                 diagnostics_add(diags, DIAGNOSTIC_WARNING, f->path, line,

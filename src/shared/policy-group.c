@@ -222,10 +222,6 @@ const PolicyGroup *policy_set_get(const PolicySet *s, const char *name) {
         return g_hash_table_lookup(s->groups, name);
 }
 
-static gint compare_strings(gconstpointer a, gconstpointer b) {
-        return strcmp(*(const char *const *) a, *(const char *const *) b);
-}
-
 GPtrArray *policy_set_sorted_names(const PolicySet *s) {
         GPtrArray *names = g_ptr_array_new();
         GHashTableIter it;
@@ -234,7 +230,7 @@ GPtrArray *policy_set_sorted_names(const PolicySet *s) {
         g_hash_table_iter_init(&it, s->groups);
         while (g_hash_table_iter_next(&it, &key, NULL))
                 g_ptr_array_add(names, key);
-        g_ptr_array_sort(names, compare_strings);
+        g_ptr_array_sort(names, strcmp_ptr);
         return names;
 }
 

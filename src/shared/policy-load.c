@@ -78,15 +78,6 @@ bool config_file_is_trusted(const char *path, Diagnostics *diags) {
         return true;
 }
 
-static gint compare_strings(gconstpointer a, gconstpointer b) {
-        return strcmp(*(const char *const *) a, *(const char *const *) b);
-}
-
-static gint compare_basenames(gconstpointer a, gconstpointer b) {
-        const char *pa = *(const char *const *) a, *pb = *(const char *const *) b;
-        return strcmp(strrchr(pa, '/') + 1, strrchr(pb, '/') + 1);
-}
-
 /* Adds the *.conf drop-ins of a NAME.d directory from dirpath into seen (basename → path) unless
  * a stronger directory already had that basename. */
 static void collect_dropins(const char *dirpath, GHashTable *seen) {
@@ -118,7 +109,7 @@ static void finish_dropins(ConfigSource *s, GHashTable *seen) {
                         continue;
                 g_ptr_array_add(s->dropins, g_strdup(value));
         }
-        g_ptr_array_sort(s->dropins, compare_basenames);
+        g_ptr_array_sort(s->dropins, basename_strcmp_ptr);
 }
 
 typedef struct Found {
@@ -183,7 +174,7 @@ int config_sources_find(const char *root, const char *const *dirs, const char *s
                 while ((e = g_dir_read_name(d)))
                         if (e[0] != '.')
                                 g_ptr_array_add(names, g_strdup(e));
-                g_ptr_array_sort(names, compare_strings);
+                g_ptr_array_sort(names, strcmp_ptr);
 
                 for (guint i = 0; i < names->len; i++) {
                         const char *entry = g_ptr_array_index(names, i);
@@ -268,12 +259,13 @@ static void parse_priority_key(const ConfContext *ctx, const char *value, void *
         *p = v;
 }
 
+/* ltype is the default, which an empty assignment restores. */
 static void parse_boolean_key(const ConfContext *ctx, const char *value, void *data) {
         bool *b = data, v;
         const char *why = NULL;
 
         if (isempty(value)) {
-                *b = false;
+                *b = ctx->ltype != 0;
                 return;
         }
         if (parse_boolean(value, &v, &why) < 0) {
@@ -493,12 +485,15 @@ void policy_group_apply_conf(PolicyGroup *g, const ConfFile *f, Diagnostics *dia
         conf_table_apply(policy_table, f, g, diags);
 }
 
-static void policy_group_apply_file(PolicyGroup *g, const char *path, Diagnostics *diags) {
+static int policy_group_apply_file(PolicyGroup *g, const char *path, Diagnostics *diags) {
         g_autoptr(ConfFile) f = NULL;
+        int r;
 
-        if (conf_parse_file(path, &f, diags) < 0)
-                return;
+        r = conf_parse_file(path, &f, diags);
+        if (r < 0)
+                return r;
         policy_group_apply_conf(g, f, diags);
+        return 0;
 }
 
 PolicyGroup *policy_group_load(const ConfigSource *source, Diagnostics *diags) {
@@ -516,14 +511,17 @@ PolicyGroup *policy_group_load(const ConfigSource *source, Diagnostics *diags) {
 
         g_autoptr(PolicyGroup) g = policy_group_new(source->name);
         g->file = g_strdup(source->file);
-        policy_group_apply_file(g, source->file, diags);
+        /* Without its main file a group would silently fall back to
+         * defaults; better that it is absent, with the error saying why. */
+        if (policy_group_apply_file(g, source->file, diags) < 0)
+                return NULL;
 
         for (guint i = 0; i < source->dropins->len; i++) {
                 const char *p = g_ptr_array_index(source->dropins, i);
                 if (!config_file_is_trusted(p, diags))
                         continue;
-                g_ptr_array_add(g->dropins, g_strdup(p));
-                policy_group_apply_file(g, p, diags);
+                if (policy_group_apply_file(g, p, diags) >= 0)
+                        g_ptr_array_add(g->dropins, g_strdup(p));
         }
 
         policy_group_check(g, diags);
@@ -598,51 +596,35 @@ static void parse_seconds(const ConfContext *ctx, const char *value, void *data)
         }
         for (; g_ascii_isdigit(*p) && v <= 86400 * 365; p++)
                 v = v * 10 + (uint64_t) (*p - '0');
-        if (p == value || v > 86400 * 365 || !(streq(p, "") || streq(p, "s") || streq(p, "min") || streq(p, "h"))) {
+        if (p == value || v > 86400 * 365 ||
+            !(streq(p, "") || streq(p, "s") || streq(p, "m") || streq(p, "min") || streq(p, "h"))) {
                 diagnostics_add(ctx->diags, DIAGNOSTIC_ERROR, ctx->file, ctx->line,
-                                "Invalid %s= value '%s': use whole seconds, or a number with s, min or h, up to a "
+                                "Invalid %s= value '%s': use whole seconds, or a number with s, m, min or h, up to a "
                                 "year; keeping the previous value",
                                 ctx->key, value);
                 return;
         }
-        *sec = (unsigned) (streq(p, "min") ? v * 60 : streq(p, "h") ? v * 3600 : v);
-}
-
-static void parse_xattr_prefix(const ConfContext *ctx, const char *value, void *data) {
-        char **prefix = data;
-
-        if (!g_str_has_prefix(value, "user.") || !g_str_has_suffix(value, ".") || strlen(value) < 7 ||
-            strlen(value) > 64) {
-                diagnostics_add(ctx->diags, DIAGNOSTIC_ERROR, ctx->file, ctx->line,
-                                "Invalid %s= value '%s': it must look like user.NAME. (ending in a dot); keeping "
-                                "the previous value",
-                                ctx->key, value);
-                return;
-        }
-        g_free(*prefix);
-        *prefix = g_strdup(value);
+        *sec = (unsigned) (streq(p, "min") || streq(p, "m") ? v * 60 : streq(p, "h") ? v * 3600 : v);
 }
 
 static const ConfTableItem daemon_table[] = {
         { "Daemon", "RescanIntervalSec", parse_seconds, offsetof(DaemonConfig, rescan_interval_sec), 0 },
-        { "Daemon", "XAttrPrefix", parse_xattr_prefix, offsetof(DaemonConfig, xattr_prefix), 0 },
         { "Daemon", "DryRun", parse_boolean_key, offsetof(DaemonConfig, dry_run), 0 },
-        { "Daemon", "ApplyToRunning", parse_boolean_key, offsetof(DaemonConfig, apply_to_running), 0 },
-        { "Daemon", "WatchUserManagers", parse_boolean_key, offsetof(DaemonConfig, watch_user_managers), 0 },
+        { "Daemon", "ApplyToRunning", parse_boolean_key, offsetof(DaemonConfig, apply_to_running), true },
+        { "Daemon", "WatchUserManagers", parse_boolean_key, offsetof(DaemonConfig, watch_user_managers), true },
         {},
 };
 
 void daemon_config_init(DaemonConfig *c) {
         *c = (DaemonConfig) {
                 .rescan_interval_sec = 0,
-                .xattr_prefix = g_strdup("user.policy."),
                 .apply_to_running = true,
                 .watch_user_managers = true,
         };
 }
 
 void daemon_config_done(DaemonConfig *c) {
-        g_clear_pointer(&c->xattr_prefix, g_free);
+        *c = (DaemonConfig) {};
 }
 
 void daemon_config_load_file(DaemonConfig *c, const ConfFile *f, Diagnostics *diags) {
@@ -730,6 +712,11 @@ int policy_file_verify(const char *path, Diagnostics *diags) {
         if (g_str_has_suffix(base, DROPIN_SUFFIX)) {
                 /* A drop-in alone: the same table, without the group checks. */
                 g_autoptr(PolicyGroup) g = policy_group_new("drop-in");
+                if (config_file_is_masked(path)) {
+                        diagnostics_add(diags, DIAGNOSTIC_NOTICE, path, 0,
+                                        "Masks drop-ins of this name in weaker directories");
+                        return 0;
+                }
                 if (config_file_is_trusted(path, diags))
                         policy_group_apply_file(g, path, diags);
                 return 0;

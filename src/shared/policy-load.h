@@ -74,7 +74,6 @@ void policy_group_check(PolicyGroup *g, Diagnostics *diags);
 /* policyd.conf */
 typedef struct DaemonConfig {
         unsigned rescan_interval_sec; /* 0: off; only a safety net */
-        char *xattr_prefix;           /* "user.policy." */
         bool dry_run;
         bool apply_to_running;        /* global switch for in-process injection */
         bool watch_user_managers;

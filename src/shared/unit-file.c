@@ -123,11 +123,6 @@ static GPtrArray *dropin_dir_names(const char *unit_name) {
         return names;
 }
 
-static gint compare_basenames(gconstpointer a, gconstpointer b) {
-        const char *pa = *(const char *const *) a, *pb = *(const char *const *) b;
-        return strcmp(strrchr(pa, '/') + 1, strrchr(pb, '/') + 1);
-}
-
 int unit_file_find_dropins(const char *root, const char *const *dirs, const char *unit_name, char ***ret) {
         g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
         g_autoptr(GPtrArray) names = dropin_dir_names(unit_name);
@@ -160,8 +155,49 @@ int unit_file_find_dropins(const char *root, const char *const *dirs, const char
         g_hash_table_iter_init(&it, seen);
         while (g_hash_table_iter_next(&it, NULL, &value))
                 g_ptr_array_add(result, g_strdup(value));
-        g_ptr_array_sort(result, compare_basenames);
+        g_ptr_array_sort(result, basename_strcmp_ptr);
         g_ptr_array_add(result, NULL);
         *ret = (char **) g_ptr_array_free(TAKE_PTR(result), FALSE);
         return 0;
 }
+
+char **unit_slice_chain(const char *slice) {
+        g_autoptr(GPtrArray) chain = g_ptr_array_new_with_free_func(g_free);
+
+        if (isempty(slice) || !g_str_has_suffix(slice, ".slice")) {
+                g_ptr_array_add(chain, NULL);
+                return (char **) g_ptr_array_free(TAKE_PTR(chain), FALSE);
+        }
+        g_ptr_array_add(chain, g_strdup(slice));
+        /* systemd's slice names encode their parents: a-b.slice is in a.slice. */
+        if (!streq(slice, "-.slice")) {
+                g_autofree char *prefix = g_strndup(slice, strlen(slice) - strlen(".slice"));
+                char *dash;
+                while ((dash = strrchr(prefix, '-'))) {
+                        *dash = '\0';
+                        g_ptr_array_add(chain, g_strconcat(prefix, ".slice", NULL));
+                }
+                g_ptr_array_add(chain, g_strdup("-.slice"));
+        }
+        g_ptr_array_add(chain, NULL);
+        return (char **) g_ptr_array_free(TAKE_PTR(chain), FALSE);
+}
+
+bool systemd_property_value_equal(const char *property, const char *a, const char *b) {
+        if (!a || !b)
+                return a == b;
+        if (streq(property, "MemoryZSwapWriteback")) {
+                bool x, y;
+                return parse_boolean(a, &x, NULL) >= 0 && parse_boolean(b, &y, NULL) >= 0 && x == y;
+        }
+        if (streq(property, "AllowedMemoryNodes")) {
+                NumaNodeMask x = {}, y = {};
+                if (!isempty(a) && parse_numa_nodes(a, &x, NULL) < 0)
+                        return false;
+                if (!isempty(b) && parse_numa_nodes(b, &y, NULL) < 0)
+                        return false;
+                return numa_node_mask_equal(&x, &y);
+        }
+        return streq(a, b);
+}
+

@@ -6,6 +6,7 @@
  * reaches D-Bus, so we read the files (FragmentPath and DropInPaths). */
 
 #include <glib.h>
+#include <stdbool.h>
 
 #include "conf-parse.h"
 #include "diagnostics.h"
@@ -27,6 +28,14 @@ int unit_file_read_policy_groups(const char *unit_name, const char *fragment, co
  * empty assignments. */
 void unit_file_collect_policy_groups(const char *unit_name, const ConfFile *f, GPtrArray *groups,
                                      Diagnostics *diags);
+
+/* "a-b.slice" → a-b.slice, a.slice, -.slice: systemd's slice names encode
+ * their parents. NULL-terminated; empty for NULL or a non-slice. */
+char **unit_slice_chain(const char *slice);
+
+/* Compares two values of a systemd property in the string forms policyd
+ * uses: "infinity" or bytes, yes/no, NUMA node lists. */
+bool systemd_property_value_equal(const char *property, const char *a, const char *b);
 
 /* The unit directories systemd reads for the system manager, strongest first. */
 extern const char *const unit_search_dirs[];

@@ -81,3 +81,14 @@ static inline int negative_errno(void) {
         static inline void func##_notify(gpointer p) { \
                 (void) func((type *) p);               \
         }
+
+/* Comparators for g_ptr_array_sort(), which passes pointers to the elements. */
+static inline int strcmp_ptr(const void *a, const void *b) {
+        return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+static inline int basename_strcmp_ptr(const void *a, const void *b) {
+        const char *pa = *(const char *const *) a, *pb = *(const char *const *) b;
+        const char *sa = strrchr(pa, '/'), *sb = strrchr(pb, '/');
+        return strcmp(sa ? sa + 1 : pa, sb ? sb + 1 : pb);
+}

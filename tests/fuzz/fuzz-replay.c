@@ -10,6 +10,7 @@
 
 #include "conf-parse.h"
 #include "fuzz.h"
+#include "util.h"
 
 static unsigned n_run;
 
@@ -37,7 +38,7 @@ static void replay_path(const char *path) {
         const char *e;
         while (d && (e = g_dir_read_name(d)))
                 g_ptr_array_add(names, g_build_filename(path, e, NULL));
-        g_ptr_array_sort(names, (GCompareFunc) g_strcmp0);
+        g_ptr_array_sort(names, strcmp_ptr);
         for (guint i = 0; i < names->len; i++)
                 replay_path(g_ptr_array_index(names, i));
 }

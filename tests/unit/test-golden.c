@@ -11,6 +11,7 @@
 
 #include "diagnostics.h"
 #include "policy-load.h"
+#include "util.h"
 
 static char *render(const char *policy_file) {
         g_autoptr(Diagnostics) diags = diagnostics_new();
@@ -71,7 +72,7 @@ int main(int argc, char **argv) {
         while (d && (e = g_dir_read_name(d)))
                 if (g_str_has_suffix(e, ".policy"))
                         g_ptr_array_add(cases, g_strdup(e));
-        g_ptr_array_sort(cases, (GCompareFunc) g_strcmp0);
+        g_ptr_array_sort(cases, strcmp_ptr);
         if (cases->len == 0)
                 g_error("no golden cases in %s", dir);
 

@@ -261,18 +261,28 @@ static void test_bad_file_does_not_stop_others(Tree *t, gconstpointer data) {
         g_assert_cmpuint(diagnostics_count(d, DIAGNOSTIC_ERROR), ==, 2);
 }
 
+static void test_unreadable_main_file_drops_the_group(Tree *t, gconstpointer data) {
+        g_autoptr(Diagnostics) d = diagnostics_new();
+        put(t, "usr/lib/policy.d/a.policy", "[PolicyGroup]\nDescription=vendor\n");
+        put_symlink(t, "etc/policy.d/a.policy", "/nonexistent/a.policy");
+        g_autoptr(PolicySet) set = load(t, d);
+        /* The stronger file wins even when it cannot be read: no silent fallback. */
+        g_assert_null(policy_set_get(set, "a"));
+        g_assert_cmpuint(diagnostics_count(d, DIAGNOSTIC_ERROR), ==, 1);
+}
+
 static void test_daemon_config_with_dropins(Tree *t, gconstpointer data) {
         g_autoptr(Diagnostics) d = diagnostics_new();
         DaemonConfig c;
         put(t, "etc/policyd.conf", "[Daemon]\nRescanIntervalSec=30\nDryRun=yes\n");
         put(t, "usr/lib/policyd.conf.d/10-vendor.conf", "[Daemon]\nRescanIntervalSec=5min\nApplyToRunning=no\n");
-        put(t, "etc/policyd.conf.d/20-admin.conf", "[Daemon]\nXAttrPrefix=user.pg.\nBogus=1\n");
+        put(t, "etc/policyd.conf.d/20-admin.conf", "[Daemon]\nWatchUserManagers=no\nWatchUserManagers=\nBogus=1\n");
         daemon_config_init(&c);
         g_assert_cmpint(daemon_config_load(t->root, &c, d), ==, 0);
         g_assert_cmpuint(c.rescan_interval_sec, ==, 300);
         g_assert_true(c.dry_run);
         g_assert_false(c.apply_to_running);
-        g_assert_cmpstr(c.xattr_prefix, ==, "user.pg.");
+        g_assert_true(c.watch_user_managers); /* empty assignment restores the default */
         g_assert_cmpuint(diagnostics_count(d, DIAGNOSTIC_WARNING), ==, 1);
         daemon_config_done(&c);
 }
@@ -282,7 +292,7 @@ static void test_daemon_config_defaults_without_files(Tree *t, gconstpointer dat
         daemon_config_init(&c);
         g_assert_cmpint(daemon_config_load(t->root, &c, NULL), ==, 0);
         g_assert_cmpuint(c.rescan_interval_sec, ==, 0);
-        g_assert_cmpstr(c.xattr_prefix, ==, "user.policy.");
+        g_assert_true(c.apply_to_running);
         daemon_config_done(&c);
 }
 
@@ -304,6 +314,7 @@ int main(int argc, char **argv) {
         ADD("root-prefix-is-honoured", test_root_prefix_is_honoured);
         ADD("unreadable-dir-is-skipped", test_unreadable_dir_is_skipped);
         ADD("bad-file-does-not-stop-others", test_bad_file_does_not_stop_others);
+        ADD("unreadable-main-file-drops-the-group", test_unreadable_main_file_drops_the_group);
         ADD("daemon-config-with-dropins", test_daemon_config_with_dropins);
         ADD("daemon-config-defaults-without-files", test_daemon_config_defaults_without_files);
         return g_test_run();

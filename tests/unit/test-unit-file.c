@@ -112,6 +112,33 @@ static void test_unit_type_sections(void) {
         g_assert_null(unit_type_section("a.unknown"));
 }
 
+static void test_slice_chain(void) {
+        g_auto(GStrv) a = unit_slice_chain("user-1000.slice");
+        g_autofree char *sa = g_strjoinv(" ", a);
+        g_assert_cmpstr(sa, ==, "user-1000.slice user.slice -.slice");
+        g_auto(GStrv) b = unit_slice_chain("system.slice");
+        g_autofree char *sb = g_strjoinv(" ", b);
+        g_assert_cmpstr(sb, ==, "system.slice -.slice");
+        g_auto(GStrv) c = unit_slice_chain("-.slice");
+        g_autofree char *sc = g_strjoinv(" ", c);
+        g_assert_cmpstr(sc, ==, "-.slice");
+        g_auto(GStrv) d = unit_slice_chain(NULL);
+        g_assert_cmpuint(g_strv_length(d), ==, 0);
+        g_auto(GStrv) e = unit_slice_chain("foo.service");
+        g_assert_cmpuint(g_strv_length(e), ==, 0);
+}
+
+static void test_property_values_compare_by_meaning(void) {
+        g_assert_true(systemd_property_value_equal("MemorySwapMax", "infinity", "infinity"));
+        g_assert_false(systemd_property_value_equal("MemorySwapMax", "infinity", "1024"));
+        g_assert_true(systemd_property_value_equal("MemoryZSwapWriteback", "no", "0"));
+        g_assert_false(systemd_property_value_equal("MemoryZSwapWriteback", "no", "yes"));
+        g_assert_true(systemd_property_value_equal("AllowedMemoryNodes", "0-1", "0,1"));
+        g_assert_true(systemd_property_value_equal("AllowedMemoryNodes", "", ""));
+        g_assert_false(systemd_property_value_equal("AllowedMemoryNodes", "0", "0-1"));
+        g_assert_false(systemd_property_value_equal("MemorySwapMax", NULL, "1"));
+}
+
 int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
         tmpdir = g_dir_make_tmp("unit-file-XXXXXX", NULL);
@@ -125,6 +152,8 @@ int main(int argc, char **argv) {
         g_test_add_func("/unit-file/missing-fragment-is-a-diagnostic", test_missing_fragment_is_a_diagnostic);
         g_test_add_func("/unit-file/find-dropins-like-systemd", test_find_dropins_like_systemd);
         g_test_add_func("/unit-file/unit-type-sections", test_unit_type_sections);
+        g_test_add_func("/unit-file/slice-chain", test_slice_chain);
+        g_test_add_func("/unit-file/property-values-compare-by-meaning", test_property_values_compare_by_meaning);
         int r = g_test_run();
         const char *argv_rm[] = { "rm", "-rf", tmpdir, NULL };
         (void) g_spawn_sync(NULL, (char **) argv_rm, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);
