@@ -311,6 +311,11 @@ static int validate_match_word(MatchKind kind, const char *w, const char **why) 
                 return 0;
         }
         case MATCH_XATTR:
+                /* Our own tag and the self-request are not policy inputs. */
+                if (g_str_has_prefix(w, "user.policy.")) {
+                        *why = "the user.policy. namespace is policyd's own and cannot be matched on";
+                        return -EINVAL;
+                }
                 return parse_xattr_assignment(w, NULL, NULL, why);
         case MATCH_EXECUTABLE:
                 if (w[0] != '/' && w[0] != '*') {

@@ -1,0 +1,422 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fnmatch.h>
+
+#include "resolve.h"
+#include "util.h"
+
+/* Ours: the daemon writes the group tag here and reads self-requests from
+ * here, so no policy may set it, and no [Match] may key on it (matching our
+ * own tag would make membership stick once applied; matching the request
+ * would bypass AllowSelfAssign=). */
+#define RESERVED_XATTR_PREFIX "user.policy."
+
+static const char *const membership_source_names[_MEMBERSHIP_SOURCE_MAX] = {
+        [MEMBERSHIP_RUNTIME] = "runtime",
+        [MEMBERSHIP_UNIT_FILE] = "unit-file",
+        [MEMBERSHIP_SELF_REQUEST] = "self-request",
+        [MEMBERSHIP_MATCH] = "match",
+};
+
+const char *membership_source_to_string(MembershipSource s) {
+        if ((int) s < 0 || s >= _MEMBERSHIP_SOURCE_MAX)
+                return NULL;
+        return membership_source_names[s];
+}
+
+/* ---- ownership ---- */
+
+static Membership *membership_free(Membership *m) {
+        if (!m)
+                return NULL;
+        g_free(m->group);
+        g_free(m);
+        return NULL;
+}
+DEFINE_FREE_NOTIFY(membership_free, Membership)
+
+static ResolvedAttribute *resolved_attribute_free(ResolvedAttribute *a) {
+        if (!a)
+                return NULL;
+        g_free(a->name);
+        g_free(a->value);
+        g_free(a->group);
+        provenance_clear(&a->source);
+        g_free(a);
+        return NULL;
+}
+DEFINE_FREE_NOTIFY(resolved_attribute_free, ResolvedAttribute)
+
+static ResolveNote *resolve_note_free(ResolveNote *n) {
+        if (!n)
+                return NULL;
+        g_free(n->group);
+        g_free(n);
+        return NULL;
+}
+DEFINE_FREE_NOTIFY(resolve_note_free, ResolveNote)
+
+static void resolved_knob_clear(ResolvedKnob *k) {
+        knob_value_clear(&k->value);
+        g_clear_pointer(&k->group, g_free);
+        provenance_clear(&k->source);
+        g_clear_pointer(&k->overridden, g_ptr_array_unref);
+        k->set = false;
+}
+
+static Resolution *resolution_new(void) {
+        Resolution *r = g_new0(Resolution, 1);
+
+        r->memberships = g_ptr_array_new_with_free_func(membership_free_notify);
+        r->attributes = g_ptr_array_new_with_free_func(resolved_attribute_free_notify);
+        r->notes = g_ptr_array_new_with_free_func(resolve_note_free_notify);
+        /* Never NULL, so readers need not check: empty when nobody lost. */
+        for (int k = 0; k < _KNOB_MAX; k++)
+                r->knobs[k].overridden = g_ptr_array_new_with_free_func(g_free);
+        return r;
+}
+
+Resolution *resolution_free(Resolution *r) {
+        if (!r)
+                return NULL;
+        g_clear_pointer(&r->memberships, g_ptr_array_unref);
+        for (int k = 0; k < _KNOB_MAX; k++)
+                resolved_knob_clear(&r->knobs[k]);
+        g_clear_pointer(&r->attributes, g_ptr_array_unref);
+        g_clear_pointer(&r->notes, g_ptr_array_unref);
+        g_free(r);
+        return NULL;
+}
+
+/* ---- [Match] ---- */
+
+/* The exact comparison first: unit and cgroup names may carry systemd's
+ * "\x2d" escapes, which fnmatch() would read as quoting the 'x'. */
+static bool glob_matches(const char *pattern, const char *s) {
+        return streq(pattern, s) || fnmatch(pattern, s, 0) == 0;
+}
+
+static bool match_unit(const char *pattern, const Candidate *c) {
+        return c->unit && glob_matches(pattern, c->unit);
+}
+
+static bool match_slice(const char *pattern, const Candidate *c) {
+        for (const char *const *s = c->slices; s && *s; s++)
+                if (glob_matches(pattern, *s))
+                        return true;
+        return false;
+}
+
+static bool match_cgroup(const char *pattern, const Candidate *c) {
+        /* No FNM_PATHNAME: a '*' also matches '/', so one pattern selects
+         * a whole subtree. */
+        return glob_matches(pattern, c->cgroup);
+}
+
+static bool match_user(const char *word, const Candidate *c) {
+        uint32_t uid;
+
+        if (parse_uid(word, &uid) >= 0 && c->owner_known && c->owner_uid == uid)
+                return true;
+        /* Names as given, and a numeric User= spelled the same way. No NSS
+         * here: the caller puts the owner's name in owner_name. */
+        return streq_ptr(word, c->user) || streq_ptr(word, c->owner_name);
+}
+
+static bool match_xattr(const char *word, const Candidate *c) {
+        const char *eq = strchr(word, '=');
+        size_t n = eq ? (size_t) (eq - word) : strlen(word);
+
+        if (g_str_has_prefix(word, RESERVED_XATTR_PREFIX))
+                return false;
+
+        for (const char *const *x = c->xattrs; x && *x; x++) {
+                const char *xeq = strchr(*x, '=');
+                size_t xn = xeq ? (size_t) (xeq - *x) : strlen(*x);
+
+                if (xn != n || strncmp(*x, word, n) != 0)
+                        continue;
+                if (!eq || streq(eq + 1, xeq ? xeq + 1 : ""))
+                        return true;
+        }
+        return false;
+}
+
+typedef bool (*MatchWord)(const char *word, const Candidate *c);
+
+static bool match_any(const GPtrArray *words, MatchWord f, const Candidate *c) {
+        for (guint i = 0; i < words->len; i++) {
+                const char *w = g_ptr_array_index(words, i);
+                if (!isempty(w) && f(w, c))
+                        return true;
+        }
+        return false;
+}
+
+bool policy_group_matches(const PolicyGroup *g, const Candidate *c) {
+        /* Executable= is per process and takes no part here. */
+        const struct {
+                const GPtrArray *words;
+                MatchWord f;
+        } keys[] = {
+                { g->match_units, match_unit },
+                { g->match_slices, match_slice },
+                { g->match_cgroups, match_cgroup },
+                { g->match_users, match_user },
+                { g->match_xattrs, match_xattr },
+        };
+        bool any_key = false;
+
+        if (!c->cgroup)
+                return false;
+
+        for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
+                if (!keys[i].words || keys[i].words->len == 0)
+                        continue;
+                any_key = true;
+                if (!match_any(keys[i].words, keys[i].f, c))
+                        return false;
+        }
+        return any_key;
+}
+
+/* ---- membership ---- */
+
+static void note_add(Resolution *r, ResolveNoteKind kind, MembershipSource source, const char *group) {
+        for (guint i = 0; i < r->notes->len; i++) {
+                const ResolveNote *n = g_ptr_array_index(r->notes, i);
+                if (n->kind == kind && n->source == source && streq(n->group, group))
+                        return;
+        }
+
+        ResolveNote *n = g_new0(ResolveNote, 1);
+        n->kind = kind;
+        n->source = source;
+        n->group = g_strdup(group);
+        g_ptr_array_add(r->notes, n);
+}
+
+static bool set_is_masked(const PolicySet *set, const char *name) {
+        for (guint i = 0; set->masked && i < set->masked->len; i++)
+                if (streq(g_ptr_array_index(set->masked, i), name))
+                        return true;
+        return false;
+}
+
+/* members: group name (owned by the set) → MembershipSource + 1. Keeps the
+ * strongest source, whatever the order of calls. */
+static void member_add(GHashTable *members, const PolicyGroup *g, MembershipSource source) {
+        gpointer old = g_hash_table_lookup(members, g->name);
+
+        if (old && GPOINTER_TO_INT(old) - 1 <= (int) source)
+                return;
+        g_hash_table_insert(members, g->name, GINT_TO_POINTER((int) source + 1));
+}
+
+static void add_named(const PolicySet *set, Resolution *r, GHashTable *members, const char *const *names,
+                      MembershipSource source) {
+        for (const char *const *n = names; n && *n; n++) {
+                const PolicyGroup *g;
+
+                if (isempty(*n))
+                        continue;
+                g = policy_set_get(set, *n);
+                if (!g) {
+                        note_add(r, set_is_masked(set, *n) ? RESOLVE_NOTE_MASKED_GROUP : RESOLVE_NOTE_UNKNOWN_GROUP,
+                                 source, *n);
+                        continue;
+                }
+                member_add(members, g, source);
+        }
+}
+
+static void add_self_requests(const PolicySet *set, Resolution *r, GHashTable *members, const Candidate *c) {
+        for (const char *const *n = c->self_requests; n && *n; n++) {
+                const PolicyGroup *g;
+
+                if (isempty(*n))
+                        continue;
+                /* The request comes from whoever owns the cgroup: unknown,
+                 * masked and not-allowed groups are all just refused. */
+                g = policy_set_get(set, *n);
+                if (!c->self_request_trusted || !g || !g->allow_self_assign) {
+                        note_add(r, RESOLVE_NOTE_SELF_REQUEST_REFUSED, MEMBERSHIP_SELF_REQUEST, *n);
+                        continue;
+                }
+                member_add(members, g, MEMBERSHIP_SELF_REQUEST);
+        }
+}
+
+static void add_matches(const PolicySet *set, GHashTable *members, const Candidate *c) {
+        g_autoptr(GPtrArray) names = policy_set_sorted_names(set);
+
+        for (guint i = 0; i < names->len; i++) {
+                const PolicyGroup *g = policy_set_get(set, g_ptr_array_index(names, i));
+                if (policy_group_matches(g, c))
+                        member_add(members, g, MEMBERSHIP_MATCH);
+        }
+}
+
+/* ---- merging ---- */
+
+/* Where several member groups set one thing, the highest Priority wins and a
+ * tie goes to the name last in lexical order. Callers walk the groups in
+ * name order, so a later group wins a tie. */
+static bool group_beats(const PolicyGroup *challenger, const PolicyGroup *holder) {
+        if (!holder)
+                return true;
+        if (challenger->priority != holder->priority)
+                return challenger->priority > holder->priority;
+        return strcmp(challenger->name, holder->name) > 0;
+}
+
+static void merge_knobs(Resolution *r, const GPtrArray *groups) {
+        for (int k = 0; k < _KNOB_MAX; k++) {
+                ResolvedKnob *out = &r->knobs[k];
+                const PolicyGroup *winner = NULL;
+
+                for (guint i = 0; i < groups->len; i++) {
+                        const PolicyGroup *g = g_ptr_array_index(groups, i);
+                        if (g->knobs[k].set && group_beats(g, winner))
+                                winner = g;
+                }
+                if (!winner)
+                        continue;
+
+                out->set = true;
+                knob_value_copy(&out->value, &winner->knobs[k].value);
+                out->group = g_strdup(winner->name);
+                provenance_set(&out->source, winner->knobs[k].source.file, winner->knobs[k].source.line);
+                for (guint i = 0; i < groups->len; i++) {
+                        const PolicyGroup *g = g_ptr_array_index(groups, i);
+                        if (g != winner && g->knobs[k].set)
+                                g_ptr_array_add(out->overridden, g_strdup(g->name));
+                }
+        }
+}
+
+typedef struct AttributeChoice {
+        const PolicyGroup *group;
+        const AttributeSetting *setting;
+} AttributeChoice;
+
+static int resolved_attribute_compare(const void *a, const void *b) {
+        const ResolvedAttribute *x = *(const ResolvedAttribute *const *) a;
+        const ResolvedAttribute *y = *(const ResolvedAttribute *const *) b;
+        return strcmp(x->name, y->name);
+}
+
+static void merge_attributes(Resolution *r, const GPtrArray *groups) {
+        /* name (owned by the group's setting) → AttributeChoice* */
+        g_autoptr(GHashTable) chosen = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+        GHashTableIter it;
+        gpointer value;
+
+        for (guint i = 0; i < groups->len; i++) {
+                const PolicyGroup *g = g_ptr_array_index(groups, i);
+
+                for (guint j = 0; g->attributes && j < g->attributes->len; j++) {
+                        const AttributeSetting *a = g_ptr_array_index(g->attributes, j);
+                        AttributeChoice *cur;
+
+                        if (isempty(a->name) || g_str_has_prefix(a->name, RESERVED_XATTR_PREFIX))
+                                continue;
+
+                        cur = g_hash_table_lookup(chosen, a->name);
+                        if (!cur) {
+                                cur = g_new0(AttributeChoice, 1);
+                                g_hash_table_insert(chosen, a->name, cur);
+                        } else if (cur->group != g && !group_beats(g, cur->group))
+                                continue;
+                        /* Within one group, the later assignment wins. The key
+                         * stays the first setting's name, alive as long as the set. */
+                        cur->group = g;
+                        cur->setting = a;
+                }
+        }
+
+        g_hash_table_iter_init(&it, chosen);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                const AttributeChoice *choice = value;
+                ResolvedAttribute *out = g_new0(ResolvedAttribute, 1);
+
+                out->name = g_strdup(choice->setting->name);
+                out->value = g_strdup(strempty(choice->setting->value));
+                out->group = g_strdup(choice->group->name);
+                provenance_set(&out->source, choice->setting->source.file, choice->setting->source.line);
+                g_ptr_array_add(r->attributes, out);
+        }
+        g_ptr_array_sort(r->attributes, resolved_attribute_compare);
+}
+
+/* ---- resolving ---- */
+
+int resolve_candidate(const PolicySet *set, const Candidate *c, Resolution **ret) {
+        g_autoptr(Resolution) r = NULL;
+        g_autoptr(GHashTable) members = NULL;
+        g_autoptr(GPtrArray) names = NULL;
+        g_autoptr(GPtrArray) groups = NULL;
+        GHashTableIter it;
+        gpointer key;
+
+        if (!set || !c || !ret)
+                return -EINVAL;
+        if (!c->cgroup || c->cgroup[0] != '/')
+                return -EINVAL;
+
+        r = resolution_new();
+        members = g_hash_table_new(g_str_hash, g_str_equal);
+
+        /* Only the candidate's own data counts: membership is not inherited
+         * from parent cgroups or slices (DESIGN §5). */
+        add_named(set, r, members, c->runtime_groups, MEMBERSHIP_RUNTIME);
+        add_named(set, r, members, c->unit_groups, MEMBERSHIP_UNIT_FILE);
+        add_self_requests(set, r, members, c);
+        add_matches(set, members, c);
+
+        for (const char *const *n = c->runtime_excluded; n && *n; n++)
+                g_hash_table_remove(members, *n);
+
+        names = g_ptr_array_sized_new(g_hash_table_size(members));
+        g_hash_table_iter_init(&it, members);
+        while (g_hash_table_iter_next(&it, &key, NULL))
+                g_ptr_array_add(names, key);
+        g_ptr_array_sort(names, strcmp_ptr);
+        groups = g_ptr_array_sized_new(names->len);
+        for (guint i = 0; i < names->len; i++) {
+                const char *name = g_ptr_array_index(names, i);
+                Membership *m = g_new0(Membership, 1);
+
+                m->group = g_strdup(name);
+                m->source = (MembershipSource) (GPOINTER_TO_INT(g_hash_table_lookup(members, name)) - 1);
+                g_ptr_array_add(r->memberships, m);
+                g_ptr_array_add(groups, (gpointer) policy_set_get(set, name));
+        }
+
+        merge_knobs(r, groups);
+        merge_attributes(r, groups);
+
+        *ret = TAKE_PTR(r);
+        return 0;
+}
+
+char *resolution_group_tag(const Resolution *r) {
+        GString *tag = g_string_new(NULL);
+
+        for (guint i = 0; r && i < r->memberships->len; i++) {
+                const Membership *m = g_ptr_array_index(r->memberships, i);
+                if (i > 0)
+                        g_string_append_c(tag, ',');
+                g_string_append(tag, m->group);
+        }
+        return g_string_free(tag, FALSE);
+}
+
+bool resolution_has_group(const Resolution *r, const char *group) {
+        for (guint i = 0; r && group && i < r->memberships->len; i++) {
+                const Membership *m = g_ptr_array_index(r->memberships, i);
+                if (streq(m->group, group))
+                        return true;
+        }
+        return false;
+}
