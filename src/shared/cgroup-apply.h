@@ -29,7 +29,9 @@ typedef struct SystemFacts {
         bool swap_tiers;       /* /sys/kernel/mm/swap/tiers exists (swap tiers v9) */
         char **tier_names;     /* tiers defined there, NULL-terminated */
         uint64_t swap_total;   /* bytes, from /proc/swaps; for percent limits */
-        bool zswap_writeback;  /* memory.zswap.writeback exists (6.8+) */
+        bool zswap_writeback;  /* memory.zswap.writeback exists (6.8+): probed as zswap built in
+                                * (SYSFS/module/zswap) and PROC/sys/kernel/osrelease >= 6.8,
+                                * since the file is not on the cgroup root */
 } SystemFacts;
 
 SystemFacts *system_facts_free(SystemFacts *f);
@@ -88,7 +90,10 @@ typedef struct CgroupRecord {
 CgroupRecord *cgroup_record_new(const char *cgroup);
 CgroupRecord *cgroup_record_free(CgroupRecord *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(CgroupRecord, cgroup_record_free)
-/* A line-based text form, for /run/policyd; parse rejects malformed input with -EBADMSG. */
+/* A line-based text form, for /run/policyd: "cgroup\tPATH", then one line per
+ * item, "xattr|file\tTARGET\tHAD_PREVIOUS\tPREVIOUS\tWRITTEN", fields
+ * g_strescape()d. parse rejects malformed input with -EBADMSG, including
+ * targets that are not user.* xattrs or plain file names. */
 char *cgroup_record_serialize(const CgroupRecord *r);
 int cgroup_record_parse(const char *text, CgroupRecord **ret);
 
@@ -129,17 +134,24 @@ typedef enum ApplyFlags {
 } ApplyFlags;
 
 /* Applies plan to cgroupfs_root/cgroup. Items the record holds that the plan
- * no longer wants are undone. Returns 0, or -ENOENT/-ENODEV when the cgroup
- * vanished (the caller logs at debug level), or the first other error; the
- * report says what happened to every item either way. */
+ * no longer wants are undone. Returns 0, or -ENOENT when the cgroup
+ * vanished (the caller logs at debug level), or the first other error
+ * (-EOPNOTSUPP when a knob file is missing from a cgroup that is still
+ * there: a controller not enabled, a knob this kernel lacks), or -ENOSPC
+ * when the only trouble was the xattr limits; the report says what happened
+ * to every item either way. record may be NULL (nothing is recorded); a
+ * record of another cgroup is refused with -EINVAL. The path is walked
+ * without following symlinks. */
 int cgroup_apply_plan(const char *cgroupfs_root, const char *cgroup, const CgroupPlan *plan,
                       CgroupRecord *record, ApplyFlags flags, ApplyReport *report);
 
 /* Undoes everything in record: restores previous values where the current
  * value is still the one we wrote, leaves foreign values alone, and empties
- * the record. */
+ * the record. A vanished cgroup took our values with it: returns 0. An item
+ * whose restore failed stays in the record, for a retry. */
 int cgroup_undo(const char *cgroupfs_root, const char *cgroup, CgroupRecord *record, ApplyFlags flags,
                 ApplyReport *report);
 
-/* Rejects "..", empty components and paths not starting with "/". */
+/* Rejects "." and "..", empty components, control characters and paths not
+ * starting with "/". "/" itself is the root, and valid. */
 int cgroup_path_validate(const char *cgroup);
