@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* policyctl: a thin client. The offline verbs read configuration through
- * src/shared, exactly as policyd does. */
+ * src/shared, exactly as policyd does; the online verbs, in
+ * policyctl-online.c, ask the running policyd over the system bus. */
 
 #include <errno.h>
 #include <getopt.h>
@@ -14,30 +15,42 @@
 #include "diagnostics.h"
 #include "json-writer.h"
 #include "policy-load.h"
+#include "policyctl-online.h"
 #include "util.h"
 
-/* Exit codes, documented in policyctl(1). */
-enum {
-        EXIT_OK = 0,
-        EXIT_ERRORS = 1, /* errors found, or the operation failed */
-        EXIT_USAGE = 2,
-};
-
 static const char *arg_root = NULL;
-static bool arg_json = false;
+bool arg_json = false;
 
 static void help(void) {
         printf("policyctl [OPTIONS...] COMMAND ...\n\n"
-               "Inspect policy groups.\n\n"
+               "Inspect policy groups, and query and control policyd.\n\n"
                "Offline commands (read the policy files directly):\n"
                "  verify [PATH...]        Check policy files and print every diagnostic\n"
                "  cat-config [GROUP...]   Show a group's file and its drop-ins\n"
                "  list                    List the groups\n\n"
+               "Online commands (ask the running policyd over the system bus):\n"
+               "  status                  Show policyd's state and the groups with their\n"
+               "                          member counts\n"
+               "  show GROUP              Show a group's settings and its members\n"
+               "  explain UNIT|CGROUP|PID Show a cgroup's groups, and for each knob the\n"
+               "                          requested and the effective value and where they\n"
+               "                          come from; \"!\" marks a value a parent caps\n"
+               "  assign TARGET GROUP     Put a unit, cgroup or PID's cgroup in a group at\n"
+               "                          runtime (needs root)\n"
+               "  unassign TARGET GROUP   Take it out again (needs root)\n"
+               "  reload                  Make policyd re-read the policy files (needs root)\n\n"
                "Options:\n"
                "  -h --help               Show this help\n"
                "     --version            Show the version\n"
-               "     --root=DIR           Read configuration below DIR\n"
-               "     --json               Print JSON\n\n"
+               "     --root=DIR           Read configuration below DIR (offline commands only)\n"
+               "     --json               Print JSON; assign, unassign and reload then print\n"
+               "                          nothing on success\n\n"
+               "Exit status:\n"
+               "  0  Success\n"
+               "  1  Errors found, or the command failed (for example an unknown group)\n"
+               "  2  Usage error\n"
+               "  3  policyd is not running, or did not answer\n"
+               "  4  Permission denied: assign, unassign and reload need root\n\n"
                "See policyctl(1) and policy.d(5).\n");
 }
 
@@ -325,12 +338,19 @@ static int verb_list(int argc, char **argv) {
 typedef struct Verb {
         const char *name;
         int (*run)(int argc, char **argv);
+        bool online; /* asks policyd, so --root makes no sense */
 } Verb;
 
 static const Verb verbs[] = {
-        { "verify", verb_verify },
-        { "cat-config", verb_cat_config },
-        { "list", verb_list },
+        { "verify", verb_verify, false },
+        { "cat-config", verb_cat_config, false },
+        { "list", verb_list, false },
+        { "status", verb_status, true },
+        { "show", verb_show, true },
+        { "explain", verb_explain, true },
+        { "assign", verb_assign, true },
+        { "unassign", verb_unassign, true },
+        { "reload", verb_reload, true },
 };
 
 int main(int argc, char **argv) {
@@ -375,9 +395,18 @@ int main(int argc, char **argv) {
                 return EXIT_USAGE;
         }
 
-        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
-                if (streq(argv[optind], verbs[i].name))
-                        return verbs[i].run(argc - optind, argv + optind);
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++) {
+                if (!streq(argv[optind], verbs[i].name))
+                        continue;
+                if (verbs[i].online && arg_root) {
+                        fprintf(stderr,
+                                "--root is for the offline commands (verify, cat-config, list); '%s' asks the "
+                                "running policyd. Drop --root.\n",
+                                verbs[i].name);
+                        return EXIT_USAGE;
+                }
+                return verbs[i].run(argc - optind, argv + optind);
+        }
 
         fprintf(stderr, "Unknown command '%s'. See 'policyctl --help'.\n", argv[optind]);
         return EXIT_USAGE;

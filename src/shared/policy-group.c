@@ -158,13 +158,16 @@ char *policy_group_format(const PolicyGroup *g) {
         GString *out = g_string_new(NULL);
         const char *section = NULL;
 
-        g_string_append_printf(out, "[PolicyGroup]\nName=%s\n", g->name);
+        g_string_append_printf(out, "# %s\n[PolicyGroup]\n", g->name);
         if (g->description)
                 g_string_append_printf(out, "Description=%s\n", g->description);
         g_string_append_printf(out, "Priority=%u\nAllowSelfAssign=%s\nApplyToRunning=%s\n", g->priority,
                                g->allow_self_assign ? "yes" : "no", g->apply_to_running ? "yes" : "no");
 
-        g_string_append(out, "[Match]\n");
+        if (g->match_units->len + g->match_slices->len + g->match_cgroups->len + g->match_users->len +
+                    g->match_xattrs->len + g->match_executables->len >
+            0)
+                g_string_append(out, "[Match]\n");
         format_list(out, "Unit", g->match_units);
         format_list(out, "Slice", g->match_slices);
         format_list(out, "ControlGroup", g->match_cgroups);
@@ -181,16 +184,17 @@ char *policy_group_format(const PolicyGroup *g) {
                         g_string_append_printf(out, "[%s]\n", section);
                 }
                 g_autofree char *v = knob_value_format((Knob) k, &s->value);
-                g_string_append_printf(out, "%s=%s  # %s:%u\n", knob_to_string((Knob) k), v, strempty(s->source.file),
-                                       s->source.line);
+                /* Comments on lines of their own: the output is a valid policy file. */
+                g_string_append_printf(out, "# %s:%u\n%s=%s\n", strempty(s->source.file), s->source.line,
+                                       knob_to_string((Knob) k), v);
         }
 
         if (g->attributes->len > 0)
                 g_string_append(out, "[Attributes]\n");
         for (guint i = 0; i < g->attributes->len; i++) {
                 const AttributeSetting *a = g_ptr_array_index(g->attributes, i);
-                g_string_append_printf(out, "XAttr=%s=%s  # %s:%u\n", a->name, a->value, strempty(a->source.file),
-                                       a->source.line);
+                g_string_append_printf(out, "# %s:%u\nXAttr=%s=%s\n", strempty(a->source.file), a->source.line,
+                                       a->name, a->value);
         }
         return g_string_free(out, FALSE);
 }

@@ -100,8 +100,8 @@ PolicyGroup *policy_group_new(const char *name);
 PolicyGroup *policy_group_free(PolicyGroup *g);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(PolicyGroup, policy_group_free)
 
-/* The group as a normalised policy file, each value with its file:line
- * in a trailing comment. For golden tests and "policyctl show". */
+/* The group as a normalised policy file, each value under a comment naming
+ * the file:line it came from. For golden tests and "policyctl show". */
 char *policy_group_format(const PolicyGroup *g);
 
 PolicySet *policy_set_new(void);

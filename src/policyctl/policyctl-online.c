@@ -1,0 +1,968 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* policyctl's online verbs: synchronous calls to policyd on the system bus,
+ * one at a time. Every call has sd-bus's method call timeout (25 s, or
+ * $SYSTEMD_BUS_TIMEOUT), so a hung daemon never hangs policyctl. The replies
+ * are described in org.policygroups.PolicyGroups1.xml. */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <glib.h>
+#include <systemd/sd-bus.h>
+
+#include "bus-names.h"
+#include "bus-util.h"
+#include "json-writer.h"
+#include "policyctl-online.h"
+#include "util.h"
+
+/* The same names as policyd's manager.h, which policyctl does not include. */
+
+#define ELLIPSIS "\u2026"
+
+/* ---- text output ---- */
+
+/* The width to fit tables in, or -1 for no limit: output that is not a
+ * terminal goes to scripts and files, and is never cut. $COLUMNS wins over
+ * the terminal's size, as in systemd's tools. */
+static int output_columns(void) {
+        struct winsize ws = {};
+        const char *e;
+
+        if (!isatty(STDOUT_FILENO))
+                return -1;
+        e = getenv("COLUMNS");
+        if (e) {
+                char *end;
+                long n = strtol(e, &end, 10);
+                if (*end == '\0' && n > 0 && n < 10000)
+                        return (int) n;
+        }
+        if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) >= 0 && ws.ws_col > 0)
+                return ws.ws_col;
+        return 80;
+}
+
+static int text_width(const char *s) {
+        return (int) g_utf8_strlen(s, -1);
+}
+
+/* s cut to width characters, with an ellipsis at the end or at the start. */
+static char *ellipsize(const char *s, int width, bool keep_end) {
+        int n = text_width(s);
+
+        if (n <= width)
+                return g_strdup(s);
+        if (width <= 1)
+                return g_strdup(ELLIPSIS);
+        if (keep_end) {
+                g_autofree char *tail = g_utf8_substring(s, n - (width - 1), n);
+                return g_strconcat(ELLIPSIS, tail, NULL);
+        }
+        g_autofree char *head = g_utf8_substring(s, 0, width - 1);
+        return g_strconcat(head, ELLIPSIS, NULL);
+}
+
+typedef struct TableColumn {
+        const char *header;
+        bool right;     /* numbers */
+        bool keep_end;  /* paths and file:line: cut at the start */
+        bool droppable; /* left out whole on a terminal too narrow for the table */
+} TableColumn;
+
+/* One step of fitting a table to a terminal: cut a column down to a width. */
+typedef struct TableCut {
+        size_t column;
+        int width;
+} TableCut;
+
+/* Rows of cells, printed in aligned columns. On a terminal too narrow for
+ * the table, droppable columns are left out, then the cuts given to
+ * table_layout() are made in order until the table fits. */
+typedef struct Table {
+        const TableColumn *columns;
+        size_t n_columns;
+        GPtrArray *cells;     /* char*, row after row */
+        GString *markers;     /* one character per row, when has_markers */
+        bool has_markers;
+        int widths[16];
+        bool dropped[16];
+} Table;
+
+static Table *table_new(const TableColumn *columns, size_t n_columns, bool has_markers) {
+        Table *t = g_new0(Table, 1);
+
+        g_assert(n_columns <= ELEMENTSOF(t->widths));
+        t->columns = columns;
+        t->n_columns = n_columns;
+        t->cells = g_ptr_array_new_with_free_func(g_free);
+        t->markers = g_string_new(NULL);
+        t->has_markers = has_markers;
+        return t;
+}
+
+static void table_free(Table *t) {
+        if (!t)
+                return;
+        g_ptr_array_unref(t->cells);
+        g_string_free(t->markers, TRUE);
+        g_free(t);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Table, table_free)
+
+static guint table_rows(const Table *t) {
+        return t->cells->len / t->n_columns;
+}
+
+static const char *table_cell(const Table *t, guint row, size_t column) {
+        return g_ptr_array_index(t->cells, row * t->n_columns + column);
+}
+
+/* Adds one row: n_columns strings; NULL or "" print as "-". */
+static void table_add_row(Table *t, char marker, ...) {
+        va_list ap;
+
+        va_start(ap, marker);
+        for (size_t i = 0; i < t->n_columns; i++) {
+                const char *s = va_arg(ap, const char *);
+                g_ptr_array_add(t->cells, g_strdup(isempty(s) ? "-" : s));
+        }
+        va_end(ap);
+        g_string_append_c(t->markers, marker);
+}
+
+static void table_layout(Table *t, const TableCut *cuts, size_t n_cuts) {
+        int total, columns = output_columns();
+
+        total = t->has_markers ? 2 : 0;
+        for (size_t c = 0; c < t->n_columns; c++) {
+                t->widths[c] = text_width(t->columns[c].header);
+                for (guint row = 0; row < table_rows(t); row++)
+                        t->widths[c] = MAX(t->widths[c], text_width(table_cell(t, row, c)));
+                total += t->widths[c] + (c > 0 ? 2 : 0);
+        }
+        for (size_t c = 0; columns > 0 && total > columns && c < t->n_columns; c++)
+                if (t->columns[c].droppable) {
+                        t->dropped[c] = true;
+                        total -= t->widths[c] + 2;
+                }
+        /* The rest does not fit: the terminal wraps it, which is better than
+         * cutting the values the table is for. */
+        for (size_t i = 0; columns > 0 && total > columns && i < n_cuts; i++) {
+                size_t c = cuts[i].column;
+                int cut = MIN(total - columns, t->widths[c] - cuts[i].width);
+                if (cut > 0) {
+                        t->widths[c] -= cut;
+                        total -= cut;
+                }
+        }
+}
+
+static void print_row(const Table *t, char marker, const char *const *cells) {
+        g_autoptr(GString) line = g_string_new(NULL);
+        bool first = true;
+
+        if (t->has_markers)
+                g_string_append_printf(line, "%c ", marker);
+        for (size_t c = 0; c < t->n_columns; c++) {
+                const TableColumn *col = &t->columns[c];
+                if (t->dropped[c])
+                        continue;
+                g_autofree char *s = ellipsize(cells[c], t->widths[c], col->keep_end);
+                int pad = t->widths[c] - text_width(s);
+                bool last = c + 1 == t->n_columns;
+
+                if (!first)
+                        g_string_append(line, "  ");
+                first = false;
+                if (col->right)
+                        g_string_append_printf(line, "%*s", pad, "");
+                g_string_append(line, s);
+                if (!col->right && !last)
+                        g_string_append_printf(line, "%*s", pad, "");
+        }
+        /* No trailing blanks. */
+        while (line->len > 0 && line->str[line->len - 1] == ' ')
+                g_string_truncate(line, line->len - 1);
+        puts(line->str);
+}
+
+static void table_print(const Table *t) {
+        g_autofree const char **headers = g_new0(const char *, t->n_columns);
+
+        for (size_t c = 0; c < t->n_columns; c++)
+                headers[c] = t->columns[c].header;
+        print_row(t, ' ', headers);
+        for (guint row = 0; row < table_rows(t); row++)
+                print_row(t, t->markers->str[row], (const char *const *) t->cells->pdata + row * t->n_columns);
+}
+
+static char *format_local_time(uint64_t usec) {
+        time_t sec = (time_t) (usec / G_USEC_PER_SEC);
+        struct tm tm;
+        char buf[128];
+
+        if (!localtime_r(&sec, &tm) || strftime(buf, sizeof(buf), "%a %Y-%m-%d %H:%M:%S %Z", &tm) == 0)
+                return g_strdup_printf("@%" PRIu64, usec / G_USEC_PER_SEC);
+        return g_strdup(buf);
+}
+
+static char *format_utc_time(uint64_t usec) {
+        time_t sec = (time_t) (usec / G_USEC_PER_SEC);
+        struct tm tm;
+        char buf[64];
+
+        if (!gmtime_r(&sec, &tm) || strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+                return NULL;
+        return g_strdup(buf);
+}
+
+static uint64_t now_realtime_usec(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (uint64_t) ts.tv_sec * G_USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
+}
+
+/* "3min 2s ago", with the two largest units, as systemctl status does. */
+static char *format_relative_time(uint64_t usec, uint64_t now) {
+        static const struct {
+                const char *suffix;
+                uint64_t seconds;
+        } units[] = {
+                { "y", 31557600 }, { "month", 2629800 }, { "w", 604800 }, { "d", 86400 },
+                { "h", 3600 },     { "min", 60 },        { "s", 1 },
+        };
+        bool future = usec > now;
+        uint64_t left = (future ? usec - now : now - usec) / G_USEC_PER_SEC;
+        g_autoptr(GString) out = g_string_new(future ? "in " : "");
+
+        if (left == 0)
+                return g_strdup("just now");
+        for (size_t i = 0; i < ELEMENTSOF(units); i++) {
+                if (left < units[i].seconds)
+                        continue;
+                g_string_append_printf(out, "%" PRIu64 "%s", left / units[i].seconds, units[i].suffix);
+                left %= units[i].seconds;
+                if (i + 1 < ELEMENTSOF(units) && left >= units[i + 1].seconds)
+                        g_string_append_printf(out, " %" PRIu64 "%s", left / units[i + 1].seconds,
+                                               units[i + 1].suffix);
+                break;
+        }
+        if (!future)
+                g_string_append(out, " ago");
+        return g_string_free(g_steal_pointer(&out), FALSE);
+}
+
+/* policyd sends "" for "none"; JSON says null. */
+static void json_append_optional(GString *out, const char *s) {
+        json_append_string(out, isempty(s) ? NULL : s);
+}
+
+static void json_append_field(GString *out, const char *key, const char *value, bool first) {
+        if (!first)
+                g_string_append_c(out, ',');
+        json_append_key(out, key);
+        json_append_optional(out, value);
+}
+
+/* ---- calls ---- */
+
+static bool method_changes_state(const char *method) {
+        return streq(method, "Assign") || streq(method, "Unassign") || streq(method, "Reload");
+}
+
+/* Prints what went wrong with a call, once, and returns the exit code. */
+static int report_call_error(const char *verb, const char *method, const sd_bus_error *error, int r) {
+        const char *message = error->message ? error->message : g_strerror(-r);
+
+        if (sd_bus_error_has_names(error, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER) ||
+            (error->name && g_str_has_prefix(error->name, "org.freedesktop.DBus.Error.Spawn."))) {
+                fprintf(stderr,
+                        "policyd is not running (%s is not on the system bus). Start it with: systemctl start "
+                        "policyd\n",
+                        POLICYD_BUS_NAME);
+                return EXIT_NOT_RUNNING;
+        }
+        if (r == -ETIMEDOUT) {
+                fprintf(stderr, "policyd did not answer in time (%s). Is it hung? See: systemctl status policyd\n",
+                        method);
+                return EXIT_NOT_RUNNING;
+        }
+        if (sd_bus_error_has_names(error, SD_BUS_ERROR_NO_REPLY, SD_BUS_ERROR_TIMEOUT)) {
+                /* For example "Message recipient disconnected from message bus without replying". */
+                fprintf(stderr, "policyd did not answer (%s): %s. See: systemctl status policyd\n", method, message);
+                return EXIT_NOT_RUNNING;
+        }
+        if (sd_bus_error_has_name(error, SD_BUS_ERROR_ACCESS_DENIED)) {
+                if (method_changes_state(method))
+                        fprintf(stderr, "Permission denied: 'policyctl %s' changes policyd's state and needs root.\n",
+                                verb);
+                else
+                        fprintf(stderr,
+                                "Permission denied: the system bus refused the call %s (%s). Check the D-Bus policy "
+                                "for %s.\n",
+                                method, message, POLICYD_BUS_NAME);
+                return EXIT_ACCESS_DENIED;
+        }
+        if (!error->name) {
+                /* No answer at all: the bus connection itself failed. */
+                fprintf(stderr, "Lost the connection to the system bus while calling %s: %s\n", method,
+                        g_strerror(-r));
+                return EXIT_NOT_RUNNING;
+        }
+        if (sd_bus_error_has_names(error, SD_BUS_ERROR_UNKNOWN_METHOD, SD_BUS_ERROR_UNKNOWN_OBJECT,
+                                   SD_BUS_ERROR_UNKNOWN_INTERFACE, SD_BUS_ERROR_UNKNOWN_PROPERTY)) {
+                fprintf(stderr, "policyd does not offer %s (%s). Is it older than policyctl %s?\n", method, message,
+                        PROJECT_VERSION);
+                return EXIT_ERRORS;
+        }
+        /* policyd's messages (no such group, target or membership, an invalid
+         * target, a failed reload) are sentences meant for the user. */
+        if (error->message)
+                fprintf(stderr, "%s\n", error->message);
+        else
+                fprintf(stderr, "Failed to call %s: %s\n", method, error->name);
+        return EXIT_ERRORS;
+}
+
+static int connect_system_bus(sd_bus **ret) {
+        g_autoptr(sd_bus) bus = NULL;
+        int r;
+
+        r = sd_bus_open_system(&bus);
+        if (r < 0) {
+                fprintf(stderr, "Cannot connect to the system bus: %s. policyd cannot be reached.\n", g_strerror(-r));
+                return EXIT_NOT_RUNNING;
+        }
+        *ret = TAKE_PTR(bus);
+        return EXIT_OK;
+}
+
+/* Calls a method of policyd. Returns 0 with the reply, or a negative errno
+ * with *error set; prints nothing. */
+static int call_raw(sd_bus *bus, const char *interface, const char *method, sd_bus_error *error,
+                    sd_bus_message **ret_reply, const char *types, ...) {
+        va_list ap;
+        int r;
+
+        va_start(ap, types);
+        r = sd_bus_call_methodv(bus, POLICYD_BUS_NAME, POLICYD_BUS_PATH, interface, method, error, ret_reply, types, ap);
+        va_end(ap);
+        return r;
+}
+
+/* Calls a method of policyd, and reports a failure. Returns an exit code. */
+static int call(sd_bus *bus, const char *verb, const char *interface, const char *method,
+                sd_bus_message **ret_reply, const char *types, ...) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        va_list ap;
+        int r, code = EXIT_OK;
+
+        va_start(ap, types);
+        r = sd_bus_call_methodv(bus, POLICYD_BUS_NAME, POLICYD_BUS_PATH, interface, method, &error, ret_reply, types, ap);
+        va_end(ap);
+        if (r < 0)
+                code = report_call_error(verb, method, &error, r);
+        sd_bus_error_free(&error);
+        return code;
+}
+
+static int bad_reply(const char *method, int r) {
+        fprintf(stderr, "Unexpected reply from policyd to %s: %s\n", method, g_strerror(-r));
+        return EXIT_ERRORS;
+}
+
+/* ---- what policyd says ---- */
+
+typedef struct DaemonState {
+        char *version;
+        bool dry_run;
+        uint32_t n_groups, n_members, n_errors, n_warnings;
+        uint64_t last_reload_usec;
+} DaemonState;
+
+static void daemon_state_done(DaemonState *s) {
+        g_free(s->version);
+}
+
+/* The reply to Properties.GetAll. */
+static int parse_daemon_state(sd_bus_message *reply, DaemonState *ret) {
+        DaemonState s = {};
+        int r;
+
+        r = sd_bus_message_enter_container(reply, 'a', "{sv}");
+        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
+                const char *name, *str;
+                int b = 0;
+
+                r = sd_bus_message_read(reply, "s", &name);
+                if (r < 0)
+                        break;
+                if (streq(name, "Version")) {
+                        r = sd_bus_message_read(reply, "v", "s", &str);
+                        if (r >= 0) {
+                                g_free(s.version);
+                                s.version = g_strdup(str);
+                        }
+                } else if (streq(name, "DryRun")) {
+                        r = sd_bus_message_read(reply, "v", "b", &b);
+                        s.dry_run = b;
+                } else if (streq(name, "NGroups"))
+                        r = sd_bus_message_read(reply, "v", "u", &s.n_groups);
+                else if (streq(name, "NMembers"))
+                        r = sd_bus_message_read(reply, "v", "u", &s.n_members);
+                else if (streq(name, "NConfigErrors"))
+                        r = sd_bus_message_read(reply, "v", "u", &s.n_errors);
+                else if (streq(name, "NConfigWarnings"))
+                        r = sd_bus_message_read(reply, "v", "u", &s.n_warnings);
+                else if (streq(name, "LastReloadTimestamp"))
+                        r = sd_bus_message_read(reply, "v", "t", &s.last_reload_usec);
+                else
+                        r = sd_bus_message_skip(reply, "v");
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(reply);
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
+        if (r < 0) {
+                daemon_state_done(&s);
+                return r;
+        }
+        *ret = s;
+        return 0;
+}
+
+static int read_daemon_state(sd_bus *bus, const char *verb, DaemonState *ret) {
+        g_autoptr(sd_bus_message) reply = NULL;
+        int r, code;
+
+        code = call(bus, verb, "org.freedesktop.DBus.Properties", "GetAll", &reply, "s", POLICYD_BUS_INTERFACE);
+        if (code != EXIT_OK)
+                return code;
+        r = parse_daemon_state(reply, ret);
+        if (r < 0)
+                return bad_reply("GetAll", r);
+        return EXIT_OK;
+}
+
+typedef struct GroupInfo {
+        char *name;
+        uint32_t priority;
+        char *description;
+        char *file;
+        guint n_members;
+} GroupInfo;
+
+static void group_info_free(gpointer p) {
+        GroupInfo *g = p;
+
+        g_free(g->name);
+        g_free(g->description);
+        g_free(g->file);
+        g_free(g);
+}
+
+static int list_groups(sd_bus *bus, const char *verb, GPtrArray **ret) {
+        g_autoptr(sd_bus_message) reply = NULL;
+        g_autoptr(GPtrArray) groups = g_ptr_array_new_with_free_func(group_info_free);
+        const char *name, *description, *file;
+        uint32_t priority;
+        int r, code;
+
+        code = call(bus, verb, POLICYD_BUS_INTERFACE, "ListGroups", &reply, NULL);
+        if (code != EXIT_OK)
+                return code;
+        r = sd_bus_message_enter_container(reply, 'a', "(suss)");
+        while (r >= 0 && (r = sd_bus_message_read(reply, "(suss)", &name, &priority, &description, &file)) > 0) {
+                GroupInfo *g = g_new0(GroupInfo, 1);
+                g->name = g_strdup(name);
+                g->priority = priority;
+                g->description = g_strdup(description);
+                g->file = g_strdup(file);
+                g_ptr_array_add(groups, g);
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
+        if (r < 0)
+                return bad_reply("ListGroups", r);
+        *ret = g_steal_pointer(&groups);
+        return EXIT_OK;
+}
+
+/* Unit ("" for none), cgroup and source, three strings a member. */
+static int read_members(sd_bus_message *reply, GPtrArray *members) {
+        const char *unit, *cgroup, *source;
+        int r;
+
+        r = sd_bus_message_enter_container(reply, 'a', "(sss)");
+        while (r >= 0 && (r = sd_bus_message_read(reply, "(sss)", &unit, &cgroup, &source)) > 0) {
+                g_ptr_array_add(members, g_strdup(unit));
+                g_ptr_array_add(members, g_strdup(cgroup));
+                g_ptr_array_add(members, g_strdup(source));
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
+        return r < 0 ? r : 0;
+}
+
+/* ---- status ---- */
+
+static void print_status_json(const DaemonState *s, const GPtrArray *groups) {
+        g_autoptr(GString) out = g_string_new("{");
+        g_autofree char *utc = s->last_reload_usec > 0 ? format_utc_time(s->last_reload_usec) : NULL;
+
+        json_append_field(out, "version", s->version, true);
+        g_string_append_printf(out,
+                               ",\"dry_run\":%s,\"n_groups\":%" PRIu32 ",\"n_members\":%" PRIu32
+                               ",\"config_errors\":%" PRIu32 ",\"config_warnings\":%" PRIu32 ",",
+                               s->dry_run ? "true" : "false", s->n_groups, s->n_members, s->n_errors, s->n_warnings);
+        json_append_key(out, "last_reload_usec");
+        if (s->last_reload_usec > 0)
+                g_string_append_printf(out, "%" PRIu64, s->last_reload_usec);
+        else
+                g_string_append(out, "null");
+        json_append_field(out, "last_reload", utc, false);
+        g_string_append(out, ",\"groups\":[");
+        for (guint i = 0; i < groups->len; i++) {
+                const GroupInfo *g = g_ptr_array_index(groups, i);
+                g_string_append(out, i > 0 ? ",{" : "{");
+                json_append_field(out, "name", g->name, true);
+                g_string_append_printf(out, ",\"priority\":%" PRIu32, g->priority);
+                json_append_field(out, "description", g->description, false);
+                json_append_field(out, "file", g->file, false);
+                g_string_append_printf(out, ",\"members\":%u}", g->n_members);
+        }
+        g_string_append(out, "]}\n");
+        fputs(out->str, stdout);
+}
+
+static void print_status_text(const DaemonState *s, const GPtrArray *groups) {
+        static const TableColumn columns[] = {
+                { "GROUP", false, false, false },
+                { "PRIORITY", true, false, false },
+                { "MEMBERS", true, false, false },
+                { "DESCRIPTION", false, false, false },
+        };
+        static const TableCut cuts[] = { { 3, 11 }, { 0, 10 } };
+
+        printf("     Version: %s\n", strempty(s->version));
+        printf("     Dry run: %s\n", s->dry_run ? "yes: policyd logs the changes it would make, and makes none"
+                                                : "no");
+        printf("      Groups: %" PRIu32 "\n", s->n_groups);
+        printf("     Members: %" PRIu32 " %s\n", s->n_members, s->n_members == 1 ? "cgroup" : "cgroups");
+        printf("Config files: %" PRIu32 " %s, %" PRIu32 " %s%s\n", s->n_errors, s->n_errors == 1 ? "error" : "errors",
+               s->n_warnings, s->n_warnings == 1 ? "warning" : "warnings",
+               s->n_errors + s->n_warnings > 0 ? " (see: policyctl verify)" : "");
+        if (s->last_reload_usec > 0) {
+                g_autofree char *local = format_local_time(s->last_reload_usec);
+                g_autofree char *relative = format_relative_time(s->last_reload_usec, now_realtime_usec());
+                printf(" Last reload: %s (%s)\n", local, relative);
+        } else
+                printf(" Last reload: never\n");
+
+        if (groups->len == 0) {
+                printf("\nNo policy groups are loaded.\n");
+                return;
+        }
+
+        g_autoptr(Table) t = table_new(columns, ELEMENTSOF(columns), false);
+        for (guint i = 0; i < groups->len; i++) {
+                const GroupInfo *g = g_ptr_array_index(groups, i);
+                g_autofree char *priority = g_strdup_printf("%" PRIu32, g->priority);
+                g_autofree char *members = g_strdup_printf("%u", g->n_members);
+                table_add_row(t, ' ', g->name, priority, members, g->description);
+        }
+        table_layout(t, cuts, ELEMENTSOF(cuts));
+        putchar('\n');
+        table_print(t);
+}
+
+int verb_status(int argc, char **argv) {
+        g_autoptr(sd_bus) bus = NULL;
+        g_autoptr(GPtrArray) groups = NULL;
+        DaemonState state = {};
+        int code;
+
+        if (argc > 1) {
+                fprintf(stderr, "status takes no arguments.\n");
+                return EXIT_USAGE;
+        }
+        code = connect_system_bus(&bus);
+        if (code == EXIT_OK)
+                code = read_daemon_state(bus, "status", &state);
+        if (code == EXIT_OK)
+                code = list_groups(bus, "status", &groups);
+
+        for (guint i = 0; code == EXIT_OK && i < groups->len; i++) {
+                GroupInfo *g = g_ptr_array_index(groups, i);
+                g_autoptr(sd_bus_message) reply = NULL;
+                g_autoptr(GPtrArray) members = g_ptr_array_new_with_free_func(g_free);
+                sd_bus_error error = SD_BUS_ERROR_NULL;
+                int r;
+
+                r = call_raw(bus, POLICYD_BUS_INTERFACE, "ListMembers", &error, &reply, "s", g->name);
+                if (r < 0) {
+                        /* Removed by a reload since ListGroups: it has no members now. */
+                        if (!sd_bus_error_has_name(&error, POLICYD_ERROR_NO_SUCH_GROUP))
+                                code = report_call_error("status", "ListMembers", &error, r);
+                        sd_bus_error_free(&error);
+                        continue;
+                }
+                r = read_members(reply, members);
+                if (r < 0)
+                        code = bad_reply("ListMembers", r);
+                g->n_members = members->len / 3;
+        }
+
+        if (code == EXIT_OK) {
+                if (arg_json)
+                        print_status_json(&state, groups);
+                else
+                        print_status_text(&state, groups);
+        }
+        daemon_state_done(&state);
+        return code;
+}
+
+/* ---- show ---- */
+
+static const TableColumn member_columns[] = {
+        { "UNIT", false, false, false },
+        { "CGROUP", false, true, false },
+        { "SOURCE", false, false, false },
+};
+
+static void print_members_text(const GPtrArray *members) {
+        static const TableCut cuts[] = { { 1, 20 }, { 0, 16 } };
+        guint n = members->len / 3;
+
+        if (n == 0) {
+                printf("No members.\n");
+                return;
+        }
+        g_autoptr(Table) t = table_new(member_columns, ELEMENTSOF(member_columns), false);
+        for (guint i = 0; i < n; i++)
+                table_add_row(t, ' ', g_ptr_array_index(members, 3 * i), g_ptr_array_index(members, 3 * i + 1),
+                              g_ptr_array_index(members, 3 * i + 2));
+        table_layout(t, cuts, ELEMENTSOF(cuts));
+        table_print(t);
+        printf("\n%u %s.\n", n, n == 1 ? "member" : "members");
+}
+
+int verb_show(int argc, char **argv) {
+        g_autoptr(sd_bus) bus = NULL;
+        g_autoptr(sd_bus_message) reply = NULL, members_reply = NULL;
+        g_autoptr(GPtrArray) members = g_ptr_array_new_with_free_func(g_free);
+        g_auto(GStrv) dropins = NULL;
+        const char *group, *description, *file, *settings;
+        uint32_t priority;
+        int r, code;
+
+        if (argc != 2) {
+                fprintf(stderr, "show needs one argument: the name of a group.\n");
+                return EXIT_USAGE;
+        }
+        group = argv[1];
+
+        code = connect_system_bus(&bus);
+        if (code != EXIT_OK)
+                return code;
+        code = call(bus, "show", POLICYD_BUS_INTERFACE, "GetGroup", &reply, "s", group);
+        if (code != EXIT_OK)
+                return code;
+        r = sd_bus_message_read(reply, "uss", &priority, &description, &file);
+        if (r >= 0)
+                r = sd_bus_message_read_strv(reply, &dropins);
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "s", &settings);
+        if (r < 0)
+                return bad_reply("GetGroup", r);
+
+        code = call(bus, "show", POLICYD_BUS_INTERFACE, "ListMembers", &members_reply, "s", group);
+        if (code != EXIT_OK)
+                return code;
+        r = read_members(members_reply, members);
+        if (r < 0)
+                return bad_reply("ListMembers", r);
+
+        if (arg_json) {
+                g_autoptr(GString) out = g_string_new("{");
+                json_append_field(out, "name", group, true);
+                g_string_append_printf(out, ",\"priority\":%" PRIu32, priority);
+                json_append_field(out, "description", description, false);
+                json_append_field(out, "file", file, false);
+                g_string_append_c(out, ',');
+                json_append_key(out, "dropins");
+                json_append_string_array(out, (const char *const *) dropins,
+                                         dropins ? g_strv_length(dropins) : 0);
+                json_append_field(out, "settings", settings, false);
+                g_string_append(out, ",\"members\":[");
+                for (guint i = 0; i < members->len / 3; i++) {
+                        g_string_append(out, i > 0 ? ",{" : "{");
+                        json_append_field(out, "unit", g_ptr_array_index(members, 3 * i), true);
+                        json_append_field(out, "cgroup", g_ptr_array_index(members, 3 * i + 1), false);
+                        json_append_field(out, "source", g_ptr_array_index(members, 3 * i + 2), false);
+                        g_string_append_c(out, '}');
+                }
+                g_string_append(out, "]}\n");
+                fputs(out->str, stdout);
+                return EXIT_OK;
+        }
+
+        printf("      Group: %s\n", group);
+        printf("   Priority: %" PRIu32 "\n", priority);
+        if (!isempty(description))
+                printf("Description: %s\n", description);
+        if (!isempty(file))
+                printf("       File: %s\n", file);
+        for (char **d = dropins; d && *d; d++)
+                printf("%s %s\n", d == dropins ? "   Drop-ins:" : "            ", *d);
+
+        printf("\nSettings:\n");
+        g_auto(GStrv) lines = g_strsplit(settings, "\n", -1);
+        for (char **l = lines; *l; l++)
+                if (**l || l[1])
+                        printf("  %s\n", *l);
+        putchar('\n');
+        print_members_text(members);
+        return EXIT_OK;
+}
+
+/* ---- explain ---- */
+
+enum { KNOB_NAME, KNOB_REQUESTED, KNOB_EFFECTIVE, KNOB_BACKEND, KNOB_GROUP, KNOB_SOURCE, KNOB_NOTE, _KNOB_FIELDS };
+
+/* On a terminal too narrow for the notes, they follow the table in full. */
+static const TableColumn knob_columns[_KNOB_FIELDS] = {
+        [KNOB_NAME] = { "KNOB", false, false, false },
+        [KNOB_REQUESTED] = { "REQUESTED", false, false, false },
+        [KNOB_EFFECTIVE] = { "EFFECTIVE", false, false, false },
+        [KNOB_BACKEND] = { "BACKEND", false, false, false },
+        [KNOB_GROUP] = { "GROUP", false, false, false },
+        [KNOB_SOURCE] = { "SOURCE", false, true, false },
+        [KNOB_NOTE] = { "NOTE", false, false, true },
+};
+
+/* policyd's note for a request that an ancestor cgroup caps. */
+static bool note_is_cap(const char *note) {
+        return g_str_has_prefix(note, "capped by");
+}
+
+static void print_explain_json(const char *unit, const char *cgroup, const GPtrArray *groups,
+                               const GPtrArray *knobs) {
+        static const char *const keys[_KNOB_FIELDS] = {
+                [KNOB_NAME] = "knob",       [KNOB_REQUESTED] = "requested", [KNOB_EFFECTIVE] = "effective",
+                [KNOB_BACKEND] = "backend", [KNOB_GROUP] = "group",         [KNOB_SOURCE] = "source",
+                [KNOB_NOTE] = "note",
+        };
+        g_autoptr(GString) out = g_string_new("{");
+
+        json_append_field(out, "unit", unit, true);
+        json_append_field(out, "cgroup", cgroup, false);
+        g_string_append(out, ",\"groups\":[");
+        for (guint i = 0; i < groups->len / 2; i++) {
+                g_string_append(out, i > 0 ? ",{" : "{");
+                json_append_field(out, "group", g_ptr_array_index(groups, 2 * i), true);
+                json_append_field(out, "source", g_ptr_array_index(groups, 2 * i + 1), false);
+                g_string_append_c(out, '}');
+        }
+        g_string_append(out, "],\"knobs\":[");
+        for (guint i = 0; i < knobs->len / _KNOB_FIELDS; i++) {
+                g_string_append(out, i > 0 ? ",{" : "{");
+                for (size_t f = 0; f < _KNOB_FIELDS; f++)
+                        json_append_field(out, keys[f], g_ptr_array_index(knobs, _KNOB_FIELDS * i + f), f == 0);
+                g_string_append_c(out, '}');
+        }
+        g_string_append(out, "]}\n");
+        fputs(out->str, stdout);
+}
+
+static void print_explain_text(const char *unit, const char *cgroup, const GPtrArray *groups,
+                               const GPtrArray *knobs) {
+        /* Requested and effective stay whole: they are what explain is for.
+         * The directories of the source go first (its file name and line
+         * stay), then the backend file after the knob's name. This fits 80
+         * columns unless the values are long. */
+        static const TableCut cuts[] = {
+                { KNOB_SOURCE, 22 }, { KNOB_NAME, 20 }, { KNOB_SOURCE, 14 },
+                { KNOB_NAME, 16 },   { KNOB_BACKEND, 9 }, { KNOB_GROUP, 8 },
+        };
+        g_autoptr(GString) group_list = g_string_new(NULL);
+        guint n = knobs->len / _KNOB_FIELDS;
+        bool any_cap = false;
+
+        for (guint i = 0; i < groups->len / 2; i++)
+                g_string_append_printf(group_list, "%s%s (%s)", i > 0 ? ", " : "",
+                                       (const char *) g_ptr_array_index(groups, 2 * i),
+                                       (const char *) g_ptr_array_index(groups, 2 * i + 1));
+        printf("  Unit: %s\n", isempty(unit) ? "-" : unit);
+        printf("Cgroup: %s\n", cgroup);
+        printf("Groups: %s\n", group_list->len > 0 ? group_list->str : "none");
+
+        if (n == 0) {
+                printf("\nNo settings apply.\n");
+                return;
+        }
+
+        g_autoptr(Table) t = table_new(knob_columns, _KNOB_FIELDS, true);
+        for (guint i = 0; i < n; i++) {
+                const char *const *k = (const char *const *) knobs->pdata + _KNOB_FIELDS * i;
+                bool cap = note_is_cap(k[KNOB_NOTE]);
+                any_cap |= cap;
+                table_add_row(t, cap ? '!' : ' ', k[KNOB_NAME], k[KNOB_REQUESTED], k[KNOB_EFFECTIVE],
+                              k[KNOB_BACKEND], k[KNOB_GROUP], k[KNOB_SOURCE], k[KNOB_NOTE]);
+        }
+        table_layout(t, cuts, ELEMENTSOF(cuts));
+        putchar('\n');
+        table_print(t);
+
+        if (t->dropped[KNOB_NOTE]) {
+                /* The terminal is too narrow for the notes in the table. */
+                printf("\nNotes:\n");
+                for (guint i = 0; i < n; i++) {
+                        const char *const *k = (const char *const *) knobs->pdata + _KNOB_FIELDS * i;
+                        if (!isempty(k[KNOB_NOTE]))
+                                printf("%c %s: %s\n", t->markers->str[i], k[KNOB_NAME], k[KNOB_NOTE]);
+                }
+        }
+        if (any_cap)
+                printf("\n! A parent cgroup caps the requested value: the kernel enforces the lower one.\n");
+}
+
+int verb_explain(int argc, char **argv) {
+        g_autoptr(sd_bus) bus = NULL;
+        g_autoptr(sd_bus_message) reply = NULL;
+        g_autoptr(GPtrArray) groups = g_ptr_array_new_with_free_func(g_free);
+        g_autoptr(GPtrArray) knobs = g_ptr_array_new_with_free_func(g_free);
+        const char *unit, *cgroup, *group, *source;
+        const char *f[_KNOB_FIELDS];
+        int r, code;
+
+        if (argc != 2) {
+                fprintf(stderr, "explain needs one argument: a unit name, a cgroup path or a PID.\n");
+                return EXIT_USAGE;
+        }
+
+        code = connect_system_bus(&bus);
+        if (code != EXIT_OK)
+                return code;
+        code = call(bus, "explain", POLICYD_BUS_INTERFACE, "Explain", &reply, "s", argv[1]);
+        if (code != EXIT_OK)
+                return code;
+
+        r = sd_bus_message_read(reply, "ss", &unit, &cgroup);
+        if (r >= 0)
+                r = sd_bus_message_enter_container(reply, 'a', "(ss)");
+        while (r >= 0 && (r = sd_bus_message_read(reply, "(ss)", &group, &source)) > 0) {
+                g_ptr_array_add(groups, g_strdup(group));
+                g_ptr_array_add(groups, g_strdup(source));
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_enter_container(reply, 'a', "(sssssss)");
+        while (r >= 0 && (r = sd_bus_message_read(reply, "(sssssss)", &f[0], &f[1], &f[2], &f[3], &f[4], &f[5],
+                                                  &f[6])) > 0)
+                for (size_t i = 0; i < _KNOB_FIELDS; i++)
+                        g_ptr_array_add(knobs, g_strdup(f[i]));
+        if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
+        if (r < 0)
+                return bad_reply("Explain", r);
+
+        if (arg_json)
+                print_explain_json(unit, cgroup, groups, knobs);
+        else
+                print_explain_text(unit, cgroup, groups, knobs);
+        return EXIT_OK;
+}
+
+/* ---- assign, unassign, reload ---- */
+
+/* How the confirmation names a target: policyd assigns a PID's cgroup. */
+static char *target_description(const char *target) {
+        if (target[0] != '\0' && strspn(target, "0123456789") == strlen(target))
+                return g_strdup_printf("the cgroup of PID %s", target);
+        return g_strdup(target);
+}
+
+static int assign_common(int argc, char **argv, bool assign) {
+        const char *verb = assign ? "assign" : "unassign";
+        g_autoptr(sd_bus) bus = NULL;
+        int code;
+
+        if (argc != 3) {
+                fprintf(stderr, "%s needs two arguments: a unit name, cgroup path or PID, and a group.\n", verb);
+                return EXIT_USAGE;
+        }
+        code = connect_system_bus(&bus);
+        if (code != EXIT_OK)
+                return code;
+        code = call(bus, verb, POLICYD_BUS_INTERFACE, assign ? "Assign" : "Unassign", NULL, "ss", argv[1], argv[2]);
+        if (code != EXIT_OK)
+                return code;
+
+        /* With --json, success prints nothing: the exit status says it. */
+        if (!arg_json) {
+                g_autofree char *what = target_description(argv[1]);
+                if (assign)
+                        printf("Assigned %s to group %s.\n", what, argv[2]);
+                else
+                        printf("Removed %s from group %s.\n", what, argv[2]);
+        }
+        return EXIT_OK;
+}
+
+int verb_assign(int argc, char **argv) {
+        return assign_common(argc, argv, true);
+}
+
+int verb_unassign(int argc, char **argv) {
+        return assign_common(argc, argv, false);
+}
+
+int verb_reload(int argc, char **argv) {
+        g_autoptr(sd_bus) bus = NULL;
+        g_autoptr(sd_bus_message) reply = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        DaemonState state = {};
+        int r, code;
+
+        if (argc > 1) {
+                fprintf(stderr, "reload takes no arguments.\n");
+                return EXIT_USAGE;
+        }
+        code = connect_system_bus(&bus);
+        if (code != EXIT_OK)
+                return code;
+        code = call(bus, "reload", POLICYD_BUS_INTERFACE, "Reload", NULL, NULL);
+        if (code != EXIT_OK)
+                return code;
+
+        /* The reload is done; what it found in the files is extra, and
+         * failing to learn it is no failure. */
+        r = call_raw(bus, "org.freedesktop.DBus.Properties", "GetAll", &error, &reply, "s", POLICYD_BUS_INTERFACE);
+        sd_bus_error_free(&error);
+        if (r < 0 || parse_daemon_state(reply, &state) < 0) {
+                if (!arg_json)
+                        printf("Reloaded policy groups.\n");
+                return EXIT_OK;
+        }
+        if (!arg_json)
+                printf("Reloaded policy groups: %" PRIu32 " %s loaded.\n", state.n_groups,
+                       state.n_groups == 1 ? "group" : "groups");
+        if (state.n_errors + state.n_warnings > 0)
+                fprintf(stderr,
+                        "The policy files have %" PRIu32 " %s and %" PRIu32 " %s; see: policyctl verify\n",
+                        state.n_errors, state.n_errors == 1 ? "error" : "errors", state.n_warnings,
+                        state.n_warnings == 1 ? "warning" : "warnings");
+        daemon_state_done(&state);
+        return EXIT_OK;
+}

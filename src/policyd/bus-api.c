@@ -1,0 +1,606 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <sys/xattr.h>
+
+#include "bus-api.h"
+#include "bus-util.h"
+#include "conf-parse.h"
+#include "json-writer.h"
+#include "log.h"
+#include "policy-values.h"
+#include "util.h"
+
+
+/* Mutating methods: uid 0 only. Read methods are open. */
+static int check_root(sd_bus_message *msg, sd_bus_error *error) {
+        g_autoptr(sd_bus_creds) creds = NULL;
+        uid_t uid;
+        int r;
+
+        r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_EUID, &creds);
+        if (r < 0)
+                return r;
+        r = sd_bus_creds_get_euid(creds, &uid);
+        if (r < 0)
+                return r;
+        if (uid != 0)
+                return sd_bus_error_set(error, SD_BUS_ERROR_ACCESS_DENIED,
+                                        "Only root may change policy group assignments or reload them.");
+        return 0;
+}
+
+static int method_list_groups(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        g_autoptr(sd_bus_message) reply = NULL;
+        g_autoptr(GPtrArray) names = policy_set_sorted_names(m->policies);
+        int r;
+
+        r = sd_bus_message_new_method_return(msg, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "(suss)");
+        if (r < 0)
+                return r;
+        for (guint i = 0; i < names->len; i++) {
+                const PolicyGroup *g = policy_set_get(m->policies, g_ptr_array_index(names, i));
+                r = sd_bus_message_append(reply, "(suss)", g->name, g->priority, strempty(g->description),
+                                          strempty(g->file));
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_get_group(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        g_autoptr(sd_bus_message) reply = NULL;
+        const char *name;
+        int r;
+
+        r = sd_bus_message_read(msg, "s", &name);
+        if (r < 0)
+                return r;
+        const PolicyGroup *g = policy_set_get(m->policies, name);
+        if (!g)
+                return sd_bus_error_setf(error, POLICYD_ERROR_NO_SUCH_GROUP, "No policy group '%s' is loaded.", name);
+
+        g_autofree char *settings = policy_group_format(g);
+        r = sd_bus_message_new_method_return(msg, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(reply, "uss", g->priority, strempty(g->description), strempty(g->file));
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "s");
+        for (guint i = 0; r >= 0 && i < g->dropins->len; i++)
+                r = sd_bus_message_append(reply, "s", (const char *) g_ptr_array_index(g->dropins, i));
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(reply, "s", settings);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static const Membership *find_membership(const Resolution *r, const char *group) {
+        for (guint i = 0; r && i < r->memberships->len; i++) {
+                const Membership *mb = g_ptr_array_index(r->memberships, i);
+                if (streq(mb->group, group))
+                        return mb;
+        }
+        return NULL;
+}
+
+static GPtrArray *sorted_targets(Manager *m) {
+        GPtrArray *keys = hash_table_keys(m->targets);
+        g_ptr_array_sort(keys, strcmp_ptr);
+        return keys;
+}
+
+static int method_list_members(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        g_autoptr(sd_bus_message) reply = NULL;
+        g_autoptr(GPtrArray) keys = sorted_targets(m);
+        const char *group;
+        int r;
+
+        r = sd_bus_message_read(msg, "s", &group);
+        if (r < 0)
+                return r;
+        if (!policy_set_get(m->policies, group))
+                return sd_bus_error_setf(error, POLICYD_ERROR_NO_SUCH_GROUP, "No policy group '%s' is loaded.", group);
+
+        r = sd_bus_message_new_method_return(msg, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "(sss)");
+        if (r < 0)
+                return r;
+        for (guint i = 0; i < keys->len; i++) {
+                const Target *t = g_hash_table_lookup(m->targets, g_ptr_array_index(keys, i));
+                const Membership *mb = find_membership(t->resolution, group);
+                if (!mb)
+                        continue;
+                r = sd_bus_message_append(reply, "(sss)", strempty(t->unit), strempty(t->cgroup),
+                                          membership_source_to_string(mb->source));
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+/* ---- Explain ---- */
+
+static char *read_cgroup_value(const char *root, const char *cgroup, const char *file) {
+        g_autofree char *path = g_build_filename(root, cgroup, file, NULL);
+        g_autofree char *data = NULL;
+        size_t size;
+
+        if (read_full_file(path, &data, &size) < 0)
+                return NULL;
+        return g_strstrip(g_strdup(data));
+}
+
+static char *read_xattr_value(const char *root, const char *cgroup, const char *name) {
+        g_autofree char *path = g_build_filename(root, cgroup, NULL);
+        char buf[65537];
+        ssize_t n = getxattr(path, name, buf, sizeof(buf) - 1);
+        if (n < 0)
+                return NULL;
+        buf[n] = '\0';
+        return g_strdup(buf);
+}
+
+static bool parse_limit(const char *s, uint64_t *ret) {
+        char *end;
+        if (!s)
+                return false;
+        if (streq(s, "max")) {
+                *ret = UINT64_MAX;
+                return true;
+        }
+        errno = 0;
+        *ret = strtoull(s, &end, 10);
+        return errno == 0 && *end == '\0' && end != s;
+}
+
+/* Byte counts as policy files write them ("64M"), so that requested and
+ * effective read alike; anything else as it is. */
+static char *human_value(const char *s) {
+        uint64_t v;
+        if (!s || streq(s, "max") || !parse_limit(s, &v))
+                return g_strdup(s);
+        return format_size(v);
+}
+
+/* The kernel caps a child by its ancestors whatever the child asks: name
+ * the tightest ancestor below the request. */
+static char *parent_cap_note(const char *root, const char *cgroup, const char *file, const char *requested) {
+        uint64_t want, lowest = UINT64_MAX;
+        g_autofree char *lowest_at = NULL;
+        g_autofree char *parent = g_path_get_dirname(cgroup);
+
+        if (!parse_limit(requested, &want))
+                return NULL;
+        while (!streq(parent, "/") && !streq(parent, ".")) {
+                g_autofree char *v = read_cgroup_value(root, parent, file);
+                uint64_t limit;
+                if (parse_limit(v, &limit) && limit < lowest) {
+                        lowest = limit;
+                        g_free(lowest_at);
+                        lowest_at = g_strdup(parent);
+                }
+                char *up = g_path_get_dirname(parent);
+                g_free(parent);
+                parent = up;
+        }
+        if (!lowest_at || lowest >= want)
+                return NULL;
+        g_autofree char *have = format_size(lowest), *want_h = human_value(requested);
+        return g_strdup_printf("capped by %s: its %s is %s, below the %s requested", lowest_at, file, have,
+                               want_h);
+}
+
+static const char *kernel_file_of(const PlanItem *item) {
+        if (item->backend == BACKEND_CGROUP_FILE)
+                return item->target;
+        if (item->backend != BACKEND_SYSTEMD_PROPERTY)
+                return NULL;
+        if (streq(item->target, "MemorySwapMax"))
+                return "memory.swap.max";
+        if (streq(item->target, "MemoryZSwapMax"))
+                return "memory.zswap.max";
+        if (streq(item->target, "MemoryZSwapWriteback"))
+                return "memory.zswap.writeback";
+        if (streq(item->target, "AllowedMemoryNodes"))
+                return "cpuset.mems.effective";
+        return NULL;
+}
+
+/* systemd properties and files spell the same value differently. */
+static char *kernel_spelling(const PlanItem *item) {
+        if (!item->value)
+                return NULL;
+        if (item->backend == BACKEND_SYSTEMD_PROPERTY) {
+                if (streq(item->value, "infinity"))
+                        return g_strdup("max");
+                if (streq(item->value, "yes"))
+                        return g_strdup("1");
+                if (streq(item->value, "no"))
+                        return g_strdup("0");
+        }
+        return g_strdup(item->value);
+}
+
+static int append_knob_row(sd_bus_message *reply, const char *name, const char *requested, const char *effective,
+                           Backend backend, const char *group, const Provenance *source, const char *note) {
+        g_autofree char *where = source && source->file ? g_strdup_printf("%s:%u", source->file, source->line)
+                                                         : g_strdup("");
+        return sd_bus_message_append(reply, "(sssssss)", name, strempty(requested), strempty(effective),
+                                     backend_to_string(backend), strempty(group), where, strempty(note));
+}
+
+static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        g_autoptr(sd_bus_message) reply = NULL;
+        g_autofree char *key = NULL, *cgroup = NULL;
+        g_autoptr(CgroupPlan) plan = NULL;
+        const char *arg;
+        int r;
+
+        r = sd_bus_message_read(msg, "s", &arg);
+        if (r < 0)
+                return r;
+        r = manager_resolve_target_argument(m, arg, &key, &cgroup);
+        if (r == -ESRCH)
+                return sd_bus_error_setf(error, POLICYD_ERROR_NO_SUCH_TARGET, "No process %s.", arg);
+        if (r < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "'%s' is not a unit name, a cgroup path or a PID.", arg);
+        Target *t = manager_find_target(m, key);
+        if (!t || !t->resolution)
+                return sd_bus_error_setf(error, POLICYD_ERROR_NO_SUCH_TARGET,
+                                         "policyd does not manage '%s': it is not a running unit with a cgroup, "
+                                         "nor a cgroup assigned at runtime.",
+                                         arg);
+        const Resolution *res = t->resolution;
+
+        r = cgroup_plan_build(res, m->facts, t->unit ? PLAN_SYSTEMD_MANAGED : 0, &plan);
+        if (r < 0)
+                return r;
+
+        r = sd_bus_message_new_method_return(msg, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(reply, "ss", strempty(t->unit), strempty(t->cgroup));
+        if (r < 0)
+                return r;
+
+        r = sd_bus_message_open_container(reply, 'a', "(ss)");
+        if (r < 0)
+                return r;
+        for (guint i = 0; i < res->memberships->len; i++) {
+                const Membership *mb = g_ptr_array_index(res->memberships, i);
+                r = sd_bus_message_append(reply, "(ss)", mb->group, membership_source_to_string(mb->source));
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+
+        r = sd_bus_message_open_container(reply, 'a', "(sssssss)");
+        if (r < 0)
+                return r;
+
+        for (guint i = 0; i < plan->items->len; i++) {
+                const PlanItem *item = g_ptr_array_index(plan->items, i);
+                const ResolvedKnob *knob = (int) item->knob >= 0 && item->knob < _KNOB_MAX ? &res->knobs[item->knob]
+                                                                                            : NULL;
+                g_autofree char *requested = NULL, *effective = NULL, *note = NULL, *name = NULL;
+                const char *group = NULL;
+                const Provenance *source = NULL;
+
+                if (knob && knob->set) {
+                        g_autofree char *as_written = knob_value_format(item->knob, &knob->value);
+                        g_autofree char *as_applied = human_value(item->value);
+                        /* "50%" means little beside an effective "4G" without what it came to. */
+                        requested = as_applied && knob_type(item->knob) == KNOB_TYPE_MEMORY_LIMIT &&
+                                                    !streq(as_applied, as_written) && !streq(as_applied, "max") &&
+                                                    !streq(as_applied, "infinity")
+                                            ? g_strdup_printf("%s (%s)", as_written, as_applied)
+                                            : g_strdup(as_written);
+                        group = knob->group;
+                        source = &knob->source;
+                        name = streq(knob_to_string(item->knob), item->target)
+                                       ? g_strdup(item->target)
+                                       : g_strdup_printf("%s (%s)", knob_to_string(item->knob), item->target);
+                } else {
+                        requested = g_strdup(item->value);
+                        name = g_strdup(item->target);
+                        for (guint j = 0; j < res->attributes->len; j++) {
+                                const ResolvedAttribute *a = g_ptr_array_index(res->attributes, j);
+                                if (streq(a->name, item->target)) {
+                                        group = a->group;
+                                        source = &a->source;
+                                }
+                        }
+                }
+
+                if (item->backend == BACKEND_XATTR)
+                        effective = read_xattr_value(m->cgroup_root, t->cgroup, item->target);
+                else if (kernel_file_of(item)) {
+                        const char *file = kernel_file_of(item);
+                        g_autofree char *want = kernel_spelling(item);
+                        g_autofree char *raw = read_cgroup_value(m->cgroup_root, t->cgroup, file);
+                        effective = human_value(raw);
+                        note = parent_cap_note(m->cgroup_root, t->cgroup, file, want);
+                        if (!note && raw && want && !streq(raw, want) && !streq(file, "cpuset.mems.effective"))
+                                note = g_strdup_printf("the kernel has %s, not the %s requested", raw, want);
+                }
+                if (!note && item->reason)
+                        note = g_strdup(item->reason);
+
+                r = append_knob_row(reply, name, requested, effective, item->backend, group, source, note);
+                if (r < 0)
+                        return r;
+        }
+
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+/* ---- mutating methods ---- */
+
+static int method_assign_common(sd_bus_message *msg, Manager *m, sd_bus_error *error, bool assign) {
+        g_autofree char *key = NULL, *cgroup = NULL;
+        const char *arg, *group;
+        int r;
+
+        r = check_root(msg, error);
+        if (r < 0 || sd_bus_error_is_set(error))
+                return r;
+        r = sd_bus_message_read(msg, "ss", &arg, &group);
+        if (r < 0)
+                return r;
+        if (assign && !policy_set_get(m->policies, group))
+                return sd_bus_error_setf(error, POLICYD_ERROR_NO_SUCH_GROUP, "No policy group '%s' is loaded.", group);
+        r = manager_resolve_target_argument(m, arg, &key, &cgroup);
+        if (r == -ESRCH)
+                return sd_bus_error_setf(error, POLICYD_ERROR_NO_SUCH_TARGET, "No process %s.", arg);
+        if (r < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "'%s' is not a unit name, a cgroup path below the root, or a PID.", arg);
+        if (key[0] == '/') {
+                g_autofree char *path = g_build_filename(m->cgroup_root, key, NULL);
+                if (!g_file_test(path, G_FILE_TEST_IS_DIR))
+                        return sd_bus_error_setf(error, POLICYD_ERROR_NO_SUCH_TARGET, "No cgroup %s.", key);
+        }
+
+        r = manager_assign(m, key, group, assign);
+        if (r == -ENOENT)
+                return sd_bus_error_setf(error, POLICYD_ERROR_NOT_MEMBER, "%s is not in group '%s'.", key, group);
+        if (r < 0)
+                return r;
+        log_context(LOG_NOTICE, 0, key, group, NULL, 0, "%s %s group '%s' at runtime", key,
+                    assign ? "joined" : "left", group);
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int method_assign(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        return method_assign_common(msg, userdata, error, true);
+}
+
+static int method_unassign(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        return method_assign_common(msg, userdata, error, false);
+}
+
+static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        int r = check_root(msg, error);
+        if (r < 0 || sd_bus_error_is_set(error))
+                return r;
+        r = manager_reload(userdata);
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, r, "Failed to reload policy groups: %m");
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
+static void json_target(GString *out, const Target *t) {
+        g_string_append_c(out, '{');
+        json_append_key(out, "unit");
+        json_append_string(out, t->unit);
+        g_string_append_c(out, ',');
+        json_append_key(out, "cgroup");
+        json_append_string(out, t->cgroup);
+        g_string_append_c(out, ',');
+        json_append_key(out, "active_state");
+        json_append_string(out, t->active_state);
+        g_string_append(out, ",\"groups\":[");
+        for (guint i = 0; t->resolution && i < t->resolution->memberships->len; i++) {
+                const Membership *mb = g_ptr_array_index(t->resolution->memberships, i);
+                g_string_append_printf(out, "%s{\"group\":", i ? "," : "");
+                json_append_string(out, mb->group);
+                g_string_append(out, ",\"source\":");
+                json_append_string(out, membership_source_to_string(mb->source));
+                g_string_append_c(out, '}');
+        }
+        g_string_append(out, "],\"written\":[");
+        for (guint i = 0; t->record && i < t->record->items->len; i++) {
+                const AppliedItem *a = g_ptr_array_index(t->record->items, i);
+                g_string_append_printf(out, "%s{\"target\":", i ? "," : "");
+                json_append_string(out, a->target);
+                g_string_append(out, ",\"previous\":");
+                json_append_string(out, a->had_previous ? a->previous : NULL);
+                g_string_append(out, ",\"written\":");
+                json_append_string(out, a->written);
+                g_string_append_c(out, '}');
+        }
+        g_string_append(out, "],\"properties\":[");
+        for (guint i = 0; i < t->property_records->len; i++) {
+                const PropertyRecord *p = g_ptr_array_index(t->property_records, i);
+                g_string_append_printf(out, "%s{\"property\":", i ? "," : "");
+                json_append_string(out, p->property);
+                g_string_append(out, ",\"previous\":");
+                json_append_string(out, p->previous);
+                g_string_append(out, ",\"written\":");
+                json_append_string(out, p->written);
+                g_string_append_c(out, '}');
+        }
+        g_string_append(out, "]}");
+}
+
+static int method_dump(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        g_autoptr(GString) out = g_string_new("{");
+        g_autoptr(GPtrArray) names = policy_set_sorted_names(m->policies);
+        g_autoptr(GPtrArray) keys = sorted_targets(m);
+
+        g_string_append_printf(out, "\"version\":\"%s\",\"dry_run\":%s,\"cgroup_root\":", PROJECT_VERSION,
+                               m->dry_run ? "true" : "false");
+        json_append_string(out, m->cgroup_root);
+        g_string_append_printf(out, ",\"swap_tiers\":%s,\"groups\":[", m->facts && m->facts->swap_tiers ? "true"
+                                                                                                         : "false");
+        for (guint i = 0; i < names->len; i++) {
+                const PolicyGroup *g = policy_set_get(m->policies, g_ptr_array_index(names, i));
+                g_autofree char *settings = policy_group_format(g);
+                g_string_append_printf(out, "%s{\"name\":", i ? "," : "");
+                json_append_string(out, g->name);
+                g_string_append(out, ",\"file\":");
+                json_append_string(out, g->file);
+                g_string_append(out, ",\"settings\":");
+                json_append_string(out, settings);
+                g_string_append_c(out, '}');
+        }
+        g_string_append(out, "],\"diagnostics\":[");
+        for (guint i = 0; i < m->diagnostics->items->len; i++) {
+                g_autofree char *line = diagnostic_format(g_ptr_array_index(m->diagnostics->items, i));
+                if (i)
+                        g_string_append_c(out, ',');
+                json_append_string(out, line);
+        }
+        g_string_append(out, "],\"targets\":[");
+        for (guint i = 0; i < keys->len; i++) {
+                if (i)
+                        g_string_append_c(out, ',');
+                json_target(out, g_hash_table_lookup(m->targets, g_ptr_array_index(keys, i)));
+        }
+        g_string_append(out, "]}\n");
+        return sd_bus_reply_method_return(msg, "s", out->str);
+}
+
+/* ---- properties ---- */
+
+static int property_get(sd_bus *bus, const char *path, const char *interface, const char *property,
+                        sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+
+        if (streq(property, "Version"))
+                return sd_bus_message_append(reply, "s", PROJECT_VERSION);
+        if (streq(property, "DryRun"))
+                return sd_bus_message_append(reply, "b", m->dry_run);
+        if (streq(property, "NGroups"))
+                return sd_bus_message_append(reply, "u", policy_set_size(m->policies));
+        if (streq(property, "LastReloadTimestamp"))
+                return sd_bus_message_append(reply, "t", m->last_reload_usec);
+        if (streq(property, "NConfigErrors"))
+                return sd_bus_message_append(reply, "u", diagnostics_count(m->diagnostics, DIAGNOSTIC_ERROR));
+        if (streq(property, "NConfigWarnings"))
+                return sd_bus_message_append(reply, "u", diagnostics_count(m->diagnostics, DIAGNOSTIC_WARNING));
+        if (streq(property, "NMembers")) {
+                unsigned n = 0;
+                GHashTableIter it;
+                gpointer value;
+                g_hash_table_iter_init(&it, m->targets);
+                while (g_hash_table_iter_next(&it, NULL, &value)) {
+                        const Target *t = value;
+                        n += t->resolution && t->resolution->memberships->len > 0;
+                }
+                return sd_bus_message_append(reply, "u", n);
+        }
+        return -ENOENT;
+}
+
+static const sd_bus_vtable manager_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_PROPERTY("Version", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("DryRun", "b", property_get, 0, 0),
+        SD_BUS_PROPERTY("NGroups", "u", property_get, 0, 0),
+        SD_BUS_PROPERTY("NMembers", "u", property_get, 0, 0),
+        SD_BUS_PROPERTY("LastReloadTimestamp", "t", property_get, 0, 0),
+        SD_BUS_PROPERTY("NConfigErrors", "u", property_get, 0, 0),
+        SD_BUS_PROPERTY("NConfigWarnings", "u", property_get, 0, 0),
+        SD_BUS_METHOD_WITH_NAMES("ListGroups", NULL, , "a(suss)", SD_BUS_PARAM(groups), method_list_groups,
+                                 SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("GetGroup", "s", SD_BUS_PARAM(name), "ussass",
+                                 SD_BUS_PARAM(priority) SD_BUS_PARAM(description) SD_BUS_PARAM(file)
+                                         SD_BUS_PARAM(dropins) SD_BUS_PARAM(settings),
+                                 method_get_group, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("ListMembers", "s", SD_BUS_PARAM(group), "a(sss)", SD_BUS_PARAM(members),
+                                 method_list_members, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("Explain", "s", SD_BUS_PARAM(target), "ssa(ss)a(sssssss)",
+                                 SD_BUS_PARAM(unit) SD_BUS_PARAM(cgroup) SD_BUS_PARAM(groups) SD_BUS_PARAM(knobs),
+                                 method_explain, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("Assign", "ss", SD_BUS_PARAM(target) SD_BUS_PARAM(group), NULL, ,
+                                 method_assign, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("Unassign", "ss", SD_BUS_PARAM(target) SD_BUS_PARAM(group), NULL, ,
+                                 method_unassign, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("Reload", NULL, NULL, method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("Dump", NULL, , "s", SD_BUS_PARAM(json), method_dump, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_SIGNAL_WITH_NAMES("MembershipChanged", "ssas", SD_BUS_PARAM(unit) SD_BUS_PARAM(cgroup)
+                                                                  SD_BUS_PARAM(groups),
+                                 0),
+        SD_BUS_VTABLE_END,
+};
+
+int bus_api_attach(Manager *m) {
+        int r;
+
+        r = sd_bus_add_object_vtable(m->bus, NULL, POLICYD_BUS_PATH, POLICYD_BUS_INTERFACE, manager_vtable, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add the D-Bus object: %m");
+        r = sd_bus_request_name_async(m->bus, NULL, POLICYD_BUS_NAME, 0, NULL, NULL);
+        if (r < 0)
+                return log_error_errno(r, "Failed to request bus name %s: %m", POLICYD_BUS_NAME);
+        return 0;
+}
+
+void bus_api_emit_reloaded(Manager *m) {
+        if (m->bus)
+                (void) sd_bus_emit_properties_changed(m->bus, POLICYD_BUS_PATH, POLICYD_BUS_INTERFACE, "NGroups",
+                                                      "LastReloadTimestamp", "NConfigErrors", "NConfigWarnings",
+                                                      "DryRun", NULL);
+}
+
+void bus_api_emit_membership_changed(Manager *m, const Target *t, const Resolution *r) {
+        g_autoptr(sd_bus_message) signal = NULL;
+
+        if (!m->bus)
+                return;
+        if (sd_bus_message_new_signal(m->bus, &signal, POLICYD_BUS_PATH, POLICYD_BUS_INTERFACE,
+                                      "MembershipChanged") < 0)
+                return;
+        if (sd_bus_message_append(signal, "ss", strempty(t->unit), strempty(t->cgroup)) < 0)
+                return;
+        if (sd_bus_message_open_container(signal, 'a', "s") < 0)
+                return;
+        for (guint i = 0; i < r->memberships->len; i++) {
+                const Membership *mb = g_ptr_array_index(r->memberships, i);
+                if (sd_bus_message_append(signal, "s", mb->group) < 0)
+                        return;
+        }
+        if (sd_bus_message_close_container(signal) < 0)
+                return;
+        (void) sd_bus_send(m->bus, signal, NULL);
+        (void) sd_bus_emit_properties_changed(m->bus, POLICYD_BUS_PATH, POLICYD_BUS_INTERFACE, "NMembers", NULL);
+}

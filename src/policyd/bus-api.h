@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* org.policygroups.PolicyGroups1: the vtable, and nothing else. The
+ * interface is described in org.policygroups.PolicyGroups1.xml. */
+
+#include "manager.h"
+
+/* Adds the object and requests the bus name on m->bus. */
+int bus_api_attach(Manager *m);
+
+/* PropertiesChanged for what a reload changes. */
+void bus_api_emit_reloaded(Manager *m);
+
+void bus_api_emit_membership_changed(Manager *m, const Target *t, const Resolution *r);

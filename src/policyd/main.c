@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* policyd: arguments, preflight checks, then the loop. Exit codes are
+ * documented in policyd(8). */
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/capability.h>
+#include <sys/stat.h>
+
+#include <libmount/libmount.h>
+#include <systemd/sd-daemon.h>
+
+#include "log.h"
+#include "manager.h"
+#include "util.h"
+
+enum {
+        EXIT_OK = 0,
+        EXIT_FAILED = 1,    /* could not start, or lost the bus with --once */
+        EXIT_USAGE = 2,
+        EXIT_PREFLIGHT = 3, /* the system lacks what policyd needs (cgroup v2, root) */
+};
+
+static bool arg_dry_run = false;
+static bool arg_once = false;
+static bool arg_self_test = false;
+
+static void help(void) {
+        printf("policyd [OPTIONS...]\n\n"
+               "Applies policy groups to systemd units and cgroups.\n\n"
+               "  -h --help          Show this help\n"
+               "     --version       Show the version\n"
+               "     --dry-run       Log every change that would be made, make none\n"
+               "     --once          Resolve and apply everything once, then exit\n"
+               "     --self-test     Run the preflight checks and exit\n"
+               "     --log-level=LEVEL  debug, info, notice, warning or err\n\n"
+               "See policyd(8).\n");
+}
+
+static int parse_log_level(const char *s) {
+        static const char *const names[] = { "emerg", "alert", "crit", "err", "warning", "notice", "info", "debug" };
+        for (size_t i = 0; i < ELEMENTSOF(names); i++)
+                if (streq(s, names[i]))
+                        return (int) i;
+        return -EINVAL;
+}
+
+static int parse_argv(int argc, char **argv) {
+        enum { ARG_VERSION = 0x100, ARG_DRY_RUN, ARG_ONCE, ARG_SELF_TEST, ARG_LOG_LEVEL };
+        static const struct option options[] = {
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, ARG_VERSION },
+                { "dry-run", no_argument, NULL, ARG_DRY_RUN },
+                { "once", no_argument, NULL, ARG_ONCE },
+                { "self-test", no_argument, NULL, ARG_SELF_TEST },
+                { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
+                {},
+        };
+        int c, level;
+
+        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
+                switch (c) {
+                case 'h':
+                        help();
+                        return 0;
+                case ARG_VERSION:
+                        printf("policyd %s\n", PROJECT_VERSION);
+                        return 0;
+                case ARG_DRY_RUN:
+                        arg_dry_run = true;
+                        break;
+                case ARG_ONCE:
+                        arg_once = true;
+                        break;
+                case ARG_SELF_TEST:
+                        arg_self_test = true;
+                        break;
+                case ARG_LOG_LEVEL:
+                        level = parse_log_level(optarg);
+                        if (level < 0) {
+                                fprintf(stderr, "--log-level=%s: use debug, info, notice, warning or err.\n", optarg);
+                                return -EINVAL;
+                        }
+                        log_set_max_level(level);
+                        break;
+                default:
+                        return -EINVAL;
+                }
+        if (optind < argc) {
+                fprintf(stderr, "policyd takes no arguments, got '%s'.\n", argv[optind]);
+                return -EINVAL;
+        }
+        return 1;
+}
+
+/* Never assume /sys/fs/cgroup: find the cgroup2 mount. */
+static int find_cgroup2_mount(char **ret) {
+        struct libmnt_table *table = mnt_new_table();
+        struct libmnt_iter *iter = mnt_new_iter(MNT_ITER_FORWARD);
+        struct libmnt_fs *fs;
+        int r;
+
+        if (!table || !iter) {
+                r = -ENOMEM;
+                goto finish;
+        }
+        r = mnt_table_parse_mtab(table, "/proc/self/mountinfo");
+        if (r < 0)
+                goto finish;
+        g_autofree char *found = NULL;
+        while (mnt_table_next_fs(table, iter, &fs) == 0) {
+                const char *target = mnt_fs_get_target(fs);
+                if (!streq_ptr(mnt_fs_get_fstype(fs), "cgroup2") || !target)
+                        continue;
+                /* The unified hierarchy at /sys/fs/cgroup beats a hybrid's "unified". */
+                if (!found || streq(target, "/sys/fs/cgroup")) {
+                        g_free(found);
+                        found = g_strdup(target);
+                }
+        }
+        r = found ? 0 : -ENOMEDIUM;
+        if (found)
+                *ret = TAKE_PTR(found);
+finish:
+        mnt_free_iter(iter);
+        mnt_unref_table(table);
+        return r;
+}
+
+static bool has_capability(cap_t caps, cap_value_t cap) {
+        cap_flag_value_t v = CAP_CLEAR;
+        return caps && cap_get_flag(caps, cap, CAP_EFFECTIVE, &v) == 0 && v == CAP_SET;
+}
+
+/* Reports, never refuses: only some features need each capability. */
+static void report_capabilities(void) {
+        static const struct {
+                cap_value_t cap;
+                const char *name, *what;
+        } wanted[] = {
+                { CAP_DAC_OVERRIDE, "CAP_DAC_OVERRIDE", "writing cgroups delegated to other users" },
+                { CAP_FOWNER, "CAP_FOWNER", "setting xattrs on cgroups delegated to other users" },
+                { CAP_SYS_PTRACE, "CAP_SYS_PTRACE", "applying KSM and NUMA policy to running processes" },
+                { CAP_SYS_NICE, "CAP_SYS_NICE", "migrating pages of running processes between NUMA nodes" },
+        };
+        cap_t caps = cap_get_proc();
+
+        for (size_t i = 0; i < ELEMENTSOF(wanted); i++)
+                if (!has_capability(caps, wanted[i].cap))
+                        log_notice("%s is missing: %s will not work.", wanted[i].name, wanted[i].what);
+        if (caps)
+                cap_free(caps);
+}
+
+static int preflight(char **ret_cgroup_root) {
+        g_autofree char *root = NULL;
+        g_autofree char *controllers_path = NULL;
+        g_autofree char *controllers = NULL;
+        int r;
+
+        r = find_cgroup2_mount(&root);
+        if (r < 0)
+                return log_error_errno(r, "No cgroup v2 hierarchy is mounted; policyd needs the unified hierarchy: %m");
+
+        controllers_path = g_build_filename(root, "cgroup.controllers", NULL);
+        if (!g_file_get_contents(controllers_path, &controllers, NULL, NULL))
+                return log_error_errno(-EIO, "Cannot read %s.", controllers_path);
+        if (!strstr(controllers, "memory"))
+                log_warning("The memory controller is not available in %s: swap and zswap settings cannot be "
+                            "applied, only xattrs.",
+                            root);
+
+        if (geteuid() != 0)
+                log_warning("Not running as root: writes to cgroups and systemd calls will fail.");
+        report_capabilities();
+
+        log_info("cgroup v2 at %s, controllers: %s", root, g_strstrip(controllers));
+        *ret_cgroup_root = TAKE_PTR(root);
+        return 0;
+}
+
+int main(int argc, char **argv) {
+        g_autoptr(Manager) m = NULL;
+        g_autofree char *cgroup_root = NULL;
+        int r;
+
+        log_setup("policyd", LOG_TARGET_AUTO);
+        r = parse_argv(argc, argv);
+        if (r <= 0)
+                return r < 0 ? EXIT_USAGE : EXIT_OK;
+
+        r = preflight(&cgroup_root);
+        if (r < 0)
+                return EXIT_PREFLIGHT;
+        if (arg_self_test) {
+                log_info("Preflight checks passed.");
+                return EXIT_OK;
+        }
+
+        r = manager_new(cgroup_root, arg_dry_run, arg_once, &m);
+        if (r < 0)
+                return EXIT_FAILED;
+        r = manager_start(m);
+        if (r < 0) {
+                (void) sd_notifyf(false, "STATUS=Failed to start: %s\nERRNO=%i", g_strerror(-r), -r);
+                return EXIT_FAILED;
+        }
+        r = manager_run(m);
+        if (r < 0)
+                return EXIT_FAILED;
+        return r;
+}

@@ -1,0 +1,846 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <time.h>
+
+#include <systemd/sd-daemon.h>
+
+#include "bus-api.h"
+#include "bus-util.h"
+#include "log.h"
+#include "manager.h"
+#include "policy-values.h"
+#include "state-store.h"
+#include "systemd-watch.h"
+#include "unit-file.h"
+#include "util.h"
+
+DEFINE_FREE_NOTIFY(resolution_free, Resolution)
+
+static void property_record_destroy(gpointer p) {
+        property_record_free(p);
+}
+
+static void ptr_array_destroy(gpointer p) {
+        g_ptr_array_unref(p);
+}
+
+/* ---- targets ---- */
+
+static Target *target_free(Target *t) {
+        if (!t)
+                return NULL;
+        g_free(t->unit);
+        g_free(t->object_path);
+        g_free(t->cgroup);
+        g_free(t->slice);
+        g_free(t->user);
+        g_free(t->fragment);
+        g_strfreev(t->dropins);
+        g_free(t->active_state);
+        g_hash_table_unref(t->unit_properties);
+        resolution_free(t->resolution);
+        cgroup_record_free(t->record);
+        g_ptr_array_unref(t->property_records);
+        if (t->last_report)
+                g_ptr_array_unref(t->last_report);
+        g_free(t);
+        return NULL;
+}
+DEFINE_FREE_NOTIFY(target_free, Target)
+
+static const char *target_key(const Target *t) {
+        return t->unit ? t->unit : t->cgroup;
+}
+
+/* Creates a target and adopts what an earlier run recorded for it. */
+static Target *target_new(Manager *m, const char *unit, const char *cgroup) {
+        Target *t = g_new0(Target, 1);
+        t->manager = m;
+        t->unit = g_strdup(unit);
+        t->cgroup = g_strdup(cgroup);
+        t->unit_properties = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        t->property_records = g_ptr_array_new_with_free_func(property_record_destroy);
+
+        const char *key = target_key(t);
+        if (state_load_cgroup_record(m->state_dir, key, &t->record) < 0)
+                t->record = NULL;
+        (void) state_load_property_records(m->state_dir, key, t->property_records);
+        if (unit)
+                (void) sd_bus_path_encode("/org/freedesktop/systemd1/unit", unit, &t->object_path);
+
+        g_hash_table_insert(m->targets, g_strdup(key), t);
+        return t;
+}
+
+Target *manager_find_target(Manager *m, const char *key) {
+        return key ? g_hash_table_lookup(m->targets, key) : NULL;
+}
+
+void manager_save_target(Manager *m, Target *t) {
+        int r;
+
+        if (m->dry_run)
+                return;
+        r = state_save_cgroup_record(m->state_dir, target_key(t), t->record);
+        if (r < 0)
+                log_context(LOG_WARNING, r, t->unit, NULL, NULL, 0, "Failed to save what was applied: %m");
+        r = state_save_property_records(m->state_dir, target_key(t), t->property_records);
+        if (r < 0)
+                log_context(LOG_WARNING, r, t->unit, NULL, NULL, 0, "Failed to save the properties set: %m");
+}
+
+/* ---- gathering a candidate (the I/O edge of resolution) ---- */
+
+typedef struct CandidateData {
+        Candidate c;
+        char **slices;
+        char *owner_name;
+        GPtrArray *xattrs;
+        char **unit_groups;
+        GPtrArray *runtime;
+        GPtrArray *excluded;
+        char **self_requests;
+} CandidateData;
+
+static void candidate_data_clear(CandidateData *d) {
+        g_strfreev(d->slices);
+        g_free(d->owner_name);
+        if (d->xattrs)
+                g_ptr_array_unref(d->xattrs);
+        g_strfreev(d->unit_groups);
+        if (d->runtime)
+                g_ptr_array_unref(d->runtime);
+        if (d->excluded)
+                g_ptr_array_unref(d->excluded);
+        g_strfreev(d->self_requests);
+}
+
+/* user.* xattrs of a cgroup as "name=value". */
+static GPtrArray *read_user_xattrs(const char *path) {
+        GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+        char names[65536];
+        ssize_t n = listxattr(path, names, sizeof(names));
+
+        for (ssize_t i = 0; n > 0 && i < n; i += (ssize_t) strlen(names + i) + 1) {
+                const char *name = names + i;
+                char value[4096];
+                if (!g_str_has_prefix(name, "user."))
+                        continue;
+                ssize_t k = getxattr(path, name, value, sizeof(value) - 1);
+                if (k < 0)
+                        continue;
+                value[k] = '\0';
+                g_ptr_array_add(out, g_strdup_printf("%s=%s", name, value));
+        }
+        g_ptr_array_add(out, NULL);
+        return out;
+}
+
+static GPtrArray *groups_for(GHashTable *table, const char *a, const char *b) {
+        GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+        const char *keys[] = { a, b };
+
+        for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
+                GPtrArray *groups = keys[i] ? g_hash_table_lookup(table, keys[i]) : NULL;
+                for (guint j = 0; groups && j < groups->len; j++)
+                        g_ptr_array_add(out, g_strdup(g_ptr_array_index(groups, j)));
+        }
+        g_ptr_array_add(out, NULL);
+        return out;
+}
+
+static void gather_candidate(Target *t, CandidateData *d) {
+        Manager *m = t->manager;
+        g_autofree char *path = g_build_filename(m->cgroup_root, t->cgroup, NULL);
+        struct stat st;
+
+        d->slices = unit_slice_chain(t->slice);
+        d->c.unit = t->unit;
+        d->c.slices = (const char *const *) d->slices;
+        d->c.cgroup = t->cgroup;
+        d->c.user = t->user;
+
+        if (stat(path, &st) >= 0) {
+                d->c.owner_known = true;
+                d->c.owner_uid = st.st_uid;
+                struct passwd pw, *result = NULL;
+                char buf[4096];
+                if (getpwuid_r(st.st_uid, &pw, buf, sizeof(buf), &result) == 0 && result)
+                        d->owner_name = g_strdup(pw.pw_name);
+                d->c.owner_name = d->owner_name;
+        }
+
+        /* user.* xattrs are policy input only where root owns the cgroup:
+         * below a delegation boundary, anyone the cgroup was handed to can
+         * write them (as systemd-oomd trusts them only on root's cgroups). */
+        if (d->c.owner_known && d->c.owner_uid == 0) {
+                d->xattrs = read_user_xattrs(path);
+                d->c.xattrs = (const char *const *) d->xattrs->pdata;
+        }
+
+        if (t->unit) {
+                g_autoptr(Diagnostics) diags = diagnostics_new();
+                (void) unit_file_read_policy_groups(t->unit, t->fragment, (const char *const *) t->dropins,
+                                                    &d->unit_groups, diags);
+                for (guint i = 0; i < diags->items->len; i++) {
+                        const Diagnostic *diag = g_ptr_array_index(diags->items, i);
+                        log_context(LOG_WARNING, 0, t->unit, NULL, diag->file, diag->line, "%s:%u: %s",
+                                    strempty(diag->file), diag->line, diag->message);
+                }
+                d->c.unit_groups = (const char *const *) d->unit_groups;
+        }
+
+        d->runtime = groups_for(m->assignments, t->unit, t->cgroup);
+        d->excluded = groups_for(m->exclusions, t->unit, t->cgroup);
+        d->c.runtime_groups = (const char *const *) d->runtime->pdata;
+        d->c.runtime_excluded = (const char *const *) d->excluded->pdata;
+
+        /* Self-requests are honoured only on a delegated cgroup, and only as
+         * written by its owner: systemd hands the directory to the unit's
+         * user when Delegate=yes. */
+        char request[1024];
+        ssize_t k = getxattr(path, POLICY_REQUEST_XATTR, request, sizeof(request) - 1);
+        if (k > 0) {
+                request[k] = '\0';
+                d->self_requests = g_strsplit_set(request, ", ", -1);
+                d->c.self_requests = (const char *const *) d->self_requests;
+                d->c.self_request_trusted =
+                        streq_ptr(g_hash_table_lookup(t->unit_properties, "Delegate"), "yes") && d->c.owner_known;
+        }
+}
+
+/* ---- applying ---- */
+
+static void log_action(Target *t, const Action *a) {
+        const char *who = t->unit ? t->unit : t->cgroup;
+        switch (a->result) {
+        case ACTION_WROTE:
+                log_context(LOG_NOTICE, 0, who, NULL, NULL, 0, "Set %s=%s (was %s)", a->target,
+                            strempty(a->new_value), a->old_value ? a->old_value : "unset");
+                break;
+        case ACTION_WOULD_WRITE:
+                log_context(LOG_NOTICE, 0, who, NULL, NULL, 0, "Would set %s=%s (is %s)", a->target,
+                            strempty(a->new_value), a->old_value ? a->old_value : "unset");
+                break;
+        case ACTION_RESTORED:
+        case ACTION_REMOVED:
+                log_context(LOG_NOTICE, 0, who, NULL, NULL, 0, "Undid %s: %s", a->target,
+                            a->result == ACTION_REMOVED ? "removed" : strempty(a->new_value));
+                break;
+        case ACTION_LEFT_FOREIGN:
+                log_context(LOG_INFO, 0, who, NULL, NULL, 0, "Left %s=%s alone: someone else changed it",
+                            a->target, strempty(a->old_value));
+                break;
+        case ACTION_NO_SPACE:
+                log_context(LOG_WARNING, a->error, who, NULL, NULL, 0,
+                            "No room for xattr %s (%zu bytes): the cgroup's xattr limits are reached", a->target,
+                            a->new_value ? strlen(a->new_value) : 0);
+                break;
+        case ACTION_FAILED:
+                log_context(LOG_WARNING, a->error, who, NULL, NULL, 0, "Failed to write %s: %m", a->target);
+                break;
+        case ACTION_VANISHED:
+                log_context(LOG_DEBUG, a->error, who, NULL, NULL, 0, "cgroup vanished while applying");
+                break;
+        default:
+                break;
+        }
+}
+
+static PropertyRecord *find_property_record(Target *t, const char *property) {
+        for (guint i = 0; i < t->property_records->len; i++) {
+                PropertyRecord *p = g_ptr_array_index(t->property_records, i);
+                if (streq(p->property, property))
+                        return p;
+        }
+        return NULL;
+}
+
+static void apply_systemd_properties(Target *t, const CgroupPlan *plan) {
+        Manager *m = t->manager;
+
+        for (guint i = 0; i < plan->items->len; i++) {
+                const PlanItem *item = g_ptr_array_index(plan->items, i);
+                if (item->backend != BACKEND_SYSTEMD_PROPERTY || !item->value)
+                        continue;
+
+                const char *current = g_hash_table_lookup(t->unit_properties, item->target);
+                if (systemd_property_value_equal(item->target, current, item->value))
+                        continue;
+                if (m->dry_run) {
+                        log_context(LOG_NOTICE, 0, t->unit, NULL, NULL, 0, "Would set %s=%s (is %s)", item->target,
+                                    item->value, strempty(current));
+                        continue;
+                }
+                const PropertyRecord *rec = find_property_record(t, item->target);
+                (void) systemd_set_unit_property(t, item->target, item->value,
+                                                 rec ? rec->previous : current ? current : "");
+        }
+
+        /* Undo what the plan no longer wants, unless someone changed it since. */
+        for (guint i = 0; i < t->property_records->len; i++) {
+                PropertyRecord *rec = g_ptr_array_index(t->property_records, i);
+                bool wanted = false;
+                for (guint j = 0; j < plan->items->len && !wanted; j++) {
+                        const PlanItem *item = g_ptr_array_index(plan->items, j);
+                        wanted = item->backend == BACKEND_SYSTEMD_PROPERTY && item->value &&
+                                 streq(item->target, rec->property);
+                }
+                if (wanted)
+                        continue;
+
+                const char *current = g_hash_table_lookup(t->unit_properties, rec->property);
+                if (!systemd_property_value_equal(rec->property, current, rec->written)) {
+                        log_context(LOG_INFO, 0, t->unit, NULL, NULL, 0,
+                                    "Left %s=%s alone: it is no longer the value policyd set (%s)", rec->property,
+                                    strempty(current), rec->written);
+                        g_ptr_array_remove_index(t->property_records, i--);
+                        manager_save_target(m, t);
+                        continue;
+                }
+                if (m->dry_run) {
+                        log_context(LOG_NOTICE, 0, t->unit, NULL, NULL, 0, "Would restore %s=%s", rec->property,
+                                    rec->previous);
+                        continue;
+                }
+                if (isempty(rec->previous)) {
+                        /* Nothing to restore to: the unit never reported a value. */
+                        g_ptr_array_remove_index(t->property_records, i--);
+                        manager_save_target(m, t);
+                        continue;
+                }
+                /* previous == NULL in the call marks an undo: the record goes on success. */
+                (void) systemd_set_unit_property(t, rec->property, rec->previous, NULL);
+        }
+}
+
+static bool same_groups(const Resolution *a, const Resolution *b) {
+        g_autofree char *ta = a ? resolution_group_tag(a) : g_strdup("");
+        g_autofree char *tb = b ? resolution_group_tag(b) : g_strdup("");
+        return streq(ta, tb);
+}
+
+static void log_notes(Target *t, const Resolution *r, const Resolution *previous) {
+        for (guint i = 0; i < r->notes->len; i++) {
+                const ResolveNote *n = g_ptr_array_index(r->notes, i);
+                bool seen = false;
+                for (guint j = 0; previous && j < previous->notes->len && !seen; j++) {
+                        const ResolveNote *p = g_ptr_array_index(previous->notes, j);
+                        seen = p->kind == n->kind && streq(p->group, n->group);
+                }
+                int level = seen ? LOG_DEBUG : LOG_WARNING;
+                const char *who = t->unit ? t->unit : t->cgroup;
+                switch (n->kind) {
+                case RESOLVE_NOTE_UNKNOWN_GROUP:
+                        log_context(level, 0, who, n->group, NULL, 0, "%s names unknown policy group '%s', ignoring it",
+                                    membership_source_to_string(n->source), n->group);
+                        break;
+                case RESOLVE_NOTE_MASKED_GROUP:
+                        log_context(level, 0, who, n->group, NULL, 0, "Policy group '%s' is masked, ignoring it",
+                                    n->group);
+                        break;
+                case RESOLVE_NOTE_SELF_REQUEST_REFUSED:
+                        log_context(level, 0, who, n->group, NULL, 0,
+                                    "Refusing self-request for group '%s': not allowed by the group, or not a "
+                                    "delegated cgroup",
+                                    n->group);
+                        break;
+                }
+        }
+}
+
+static void forget_cgroup_record(Target *t) {
+        if (!t->record || t->record->items->len == 0)
+                return;
+        /* The cgroup went away, and with it everything we wrote on it. */
+        g_clear_pointer(&t->record, cgroup_record_free);
+        manager_save_target(t->manager, t);
+}
+
+void target_apply(Target *t) {
+        Manager *m = t->manager;
+        CandidateData d = {};
+        g_autoptr(Resolution) r = NULL;
+        g_autoptr(CgroupPlan) plan = NULL;
+        g_autoptr(ApplyReport) report = NULL;
+        const char *who = t->unit ? t->unit : t->cgroup;
+        int k;
+
+        if (isempty(t->cgroup) || (t->active_state && (streq(t->active_state, "inactive") ||
+                                                       streq(t->active_state, "failed")))) {
+                forget_cgroup_record(t);
+                g_clear_pointer(&t->resolution, resolution_free);
+                return;
+        }
+        if (cgroup_path_validate(t->cgroup) < 0) {
+                log_context(LOG_WARNING, 0, who, NULL, NULL, 0, "Ignoring invalid cgroup path '%s'", t->cgroup);
+                return;
+        }
+
+        gather_candidate(t, &d);
+        k = resolve_candidate(m->policies, &d.c, &r);
+        candidate_data_clear(&d);
+        if (k < 0) {
+                log_context(LOG_WARNING, k, who, NULL, NULL, 0, "Failed to resolve policy groups: %m");
+                return;
+        }
+
+        log_notes(t, r, t->resolution);
+        if (!same_groups(r, t->resolution)) {
+                g_autofree char *tag = resolution_group_tag(r);
+                log_context(LOG_INFO, 0, who, NULL, NULL, 0, "Policy groups: %s", isempty(tag) ? "(none)" : tag);
+                bus_api_emit_membership_changed(m, t, r);
+        }
+
+        k = cgroup_plan_build(r, m->facts, t->unit ? PLAN_SYSTEMD_MANAGED : 0, &plan);
+        if (k < 0) {
+                log_context(LOG_WARNING, k, who, NULL, NULL, 0, "Failed to plan changes: %m");
+                return;
+        }
+
+        if (!t->record)
+                t->record = cgroup_record_new(t->cgroup);
+        report = apply_report_new();
+        k = cgroup_apply_plan(m->cgroup_root, t->cgroup, plan, t->record, m->dry_run ? APPLY_DRY_RUN : 0, report);
+        for (guint i = 0; i < report->actions->len; i++)
+                log_action(t, g_ptr_array_index(report->actions, i));
+        if (errno_is_vanished(k)) {
+                log_context(LOG_DEBUG, k, who, NULL, NULL, 0, "cgroup %s vanished", t->cgroup);
+                forget_cgroup_record(t);
+        } else if (k < 0 && k != -ENOSPC)
+                log_context(LOG_WARNING, k, who, NULL, NULL, 0, "Failed to apply policy groups: %m");
+
+        if (t->unit)
+                apply_systemd_properties(t, plan);
+
+        if (t->last_report)
+                g_ptr_array_unref(t->last_report);
+        t->last_report = g_ptr_array_ref(report->actions);
+        g_clear_pointer(&t->resolution, resolution_free);
+        t->resolution = TAKE_PTR(r);
+        manager_save_target(m, t);
+}
+
+/* ---- units ---- */
+
+void manager_refresh_unit(Manager *m, const char *unit, const char *object_path) {
+        Target *t = manager_find_target(m, unit);
+
+        if (!unit_type_has_cgroup(unit))
+                return;
+        if (!t)
+                t = target_new(m, unit, NULL);
+        if (object_path && !streq_ptr(t->object_path, object_path)) {
+                g_free(t->object_path);
+                t->object_path = g_strdup(object_path);
+        }
+        if (!t->object_path)
+                return;
+        (void) systemd_refresh_unit(t);
+}
+
+void manager_forget_unit(Manager *m, const char *unit) {
+        Target *t = manager_find_target(m, unit);
+        if (!t)
+                return;
+        /* An unloaded unit has no cgroup. Property records stay on disk: the
+         * runtime properties live on in systemd for the unit's next load. */
+        forget_cgroup_record(t);
+        g_hash_table_remove(m->targets, unit);
+}
+
+void manager_refresh_all(Manager *m) {
+        g_autoptr(GPtrArray) keys = hash_table_keys(m->targets);
+
+        for (guint i = 0; i < keys->len; i++) {
+                Target *t = manager_find_target(m, g_ptr_array_index(keys, i));
+                if (!t)
+                        continue;
+                if (t->unit)
+                        manager_refresh_unit(m, t->unit, t->object_path);
+                else
+                        target_apply(t);
+        }
+}
+
+/* ---- runtime assignments ---- */
+
+static Target *find_target_by_cgroup(Manager *m, const char *cgroup) {
+        GHashTableIter it;
+        gpointer value;
+
+        g_hash_table_iter_init(&it, m->targets);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                Target *t = value;
+                if (t->cgroup && streq(t->cgroup, cgroup))
+                        return t;
+        }
+        return NULL;
+}
+
+static int cgroup_of_pid(const char *pid_str, char **ret) {
+        g_autofree char *path = g_strdup_printf("/proc/%s/cgroup", pid_str);
+        g_autofree char *data = NULL;
+        size_t size;
+        int r = read_full_file(path, &data, &size);
+
+        if (r < 0)
+                return r == -ENOENT ? -ESRCH : r;
+        /* cgroup v2: one line "0::/path". */
+        g_auto(GStrv) lines = g_strsplit(data, "\n", -1);
+        for (char **l = lines; *l; l++)
+                if (g_str_has_prefix(*l, "0::")) {
+                        *ret = g_strdup(*l + 3);
+                        return 0;
+                }
+        return -ENOMEDIUM;
+}
+
+int manager_resolve_target_argument(Manager *m, const char *arg, char **ret_key, char **ret_cgroup) {
+        g_autofree char *cgroup = NULL;
+        uint32_t pid;
+        int r;
+
+        if (isempty(arg))
+                return -EINVAL;
+
+        if (parse_uid(arg, &pid) >= 0) {
+                if (pid == 0)
+                        return -EINVAL;
+                r = cgroup_of_pid(arg, &cgroup);
+                if (r < 0)
+                        return r;
+        } else if (arg[0] == '/') {
+                cgroup = g_strdup(arg);
+        } else {
+                const char *why = NULL;
+                if (!unit_type_has_cgroup(arg) || validate_glob(arg, &why) < 0 || strpbrk(arg, "*?[/"))
+                        return -EINVAL;
+                *ret_key = g_strdup(arg);
+                Target *t = manager_find_target(m, arg);
+                *ret_cgroup = t && t->cgroup ? g_strdup(t->cgroup) : NULL;
+                return 0;
+        }
+
+        r = cgroup_path_validate(cgroup);
+        if (r < 0)
+                return r;
+        Target *t = find_target_by_cgroup(m, cgroup);
+        *ret_key = g_strdup(t && t->unit ? t->unit : cgroup);
+        *ret_cgroup = TAKE_PTR(cgroup);
+        return 0;
+}
+
+static bool table_remove(GHashTable *table, const char *key, const char *group) {
+        GPtrArray *groups = g_hash_table_lookup(table, key);
+        for (guint i = 0; groups && i < groups->len; i++)
+                if (streq(g_ptr_array_index(groups, i), group)) {
+                        g_ptr_array_remove_index(groups, i);
+                        if (groups->len == 0)
+                                g_hash_table_remove(table, key);
+                        return true;
+                }
+        return false;
+}
+
+static void table_add(GHashTable *table, const char *key, const char *group) {
+        GPtrArray *groups = g_hash_table_lookup(table, key);
+        if (!groups) {
+                groups = g_ptr_array_new_with_free_func(g_free);
+                g_hash_table_insert(table, g_strdup(key), groups);
+        }
+        for (guint i = 0; i < groups->len; i++)
+                if (streq(g_ptr_array_index(groups, i), group))
+                        return;
+        g_ptr_array_add(groups, g_strdup(group));
+}
+
+int manager_assign(Manager *m, const char *key, const char *group, bool assign) {
+        Target *t;
+        int r;
+
+        if (assign) {
+                table_remove(m->exclusions, key, group);
+                table_add(m->assignments, key, group);
+        } else {
+                bool was_runtime = table_remove(m->assignments, key, group);
+                t = manager_find_target(m, key);
+                /* A group that still applies through another source is excluded. */
+                if (t && t->resolution && resolution_has_group(t->resolution, group) && !was_runtime)
+                        table_add(m->exclusions, key, group);
+                else if (!was_runtime)
+                        return -ENOENT;
+        }
+
+        if (!m->dry_run) {
+                r = state_save_assignments(m->state_dir, m->assignments, m->exclusions);
+                if (r < 0)
+                        log_warning_errno(r, "Failed to save runtime assignments to %s: %m", m->state_dir);
+        }
+
+        t = manager_find_target(m, key);
+        if (!t && key[0] == '/')
+                t = target_new(m, NULL, key);
+        if (t)
+                target_apply(t);
+        return 0;
+}
+
+/* ---- reload ---- */
+
+int manager_reload(Manager *m) {
+        g_autoptr(Diagnostics) diags = diagnostics_new();
+        g_autoptr(PolicySet) set = NULL;
+        g_autoptr(SystemFacts) facts = NULL;
+        DaemonConfig config;
+        struct timespec ts;
+        int r;
+
+        (void) sd_notify(false, "RELOADING=1\nSTATUS=Reloading policy groups...");
+
+        daemon_config_init(&config);
+        (void) daemon_config_load(NULL, &config, diags);
+        r = policy_set_load(NULL, NULL, &set, diags);
+        diagnostics_sort(diags);
+        log_diagnostics(diags);
+        if (r < 0) {
+                daemon_config_done(&config);
+                (void) sd_notify(false, "READY=1\nSTATUS=Reload failed, keeping the previous policy groups.");
+                return log_error_errno(r, "Failed to load policy groups, keeping the previous ones: %m");
+        }
+
+        r = system_facts_probe("/sys", "/proc", &facts);
+        if (r < 0)
+                log_warning_errno(r, "Failed to probe swap facilities: %m");
+
+        /* Swap in whole; the old set goes only now. */
+        policy_set_free(m->policies);
+        m->policies = TAKE_PTR(set);
+        diagnostics_free(m->diagnostics);
+        m->diagnostics = TAKE_PTR(diags);
+        if (facts) {
+                system_facts_free(m->facts);
+                m->facts = TAKE_PTR(facts);
+        }
+        daemon_config_done(&m->config);
+        m->config = config;
+        m->dry_run = m->dry_run || m->config.dry_run;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        m->last_reload_usec = (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+
+        log_info("Loaded %u policy groups (%u errors, %u warnings in the files).", policy_set_size(m->policies),
+                 diagnostics_count(m->diagnostics, DIAGNOSTIC_ERROR),
+                 diagnostics_count(m->diagnostics, DIAGNOSTIC_WARNING));
+
+        bus_api_emit_reloaded(m);
+        /* Unit files may name groups that just appeared or went away. */
+        manager_refresh_all(m);
+        (void) sd_notifyf(false, "READY=1\nSTATUS=Applying %u policy groups to %u units and cgroups.",
+                          policy_set_size(m->policies), g_hash_table_size(m->targets));
+        return 0;
+}
+
+/* ---- bus connection ---- */
+
+static int connect_bus(Manager *m);
+
+static int on_reconnect_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        m->reconnect_timer = sd_event_source_unref(m->reconnect_timer);
+        if (connect_bus(m) < 0) {
+                m->reconnect_attempt++;
+                uint64_t delay = MIN(UINT64_C(1) << MIN(m->reconnect_attempt, 5u), 30) * 1000000;
+                log_warning("Reconnecting to the system bus in %u s.", (unsigned) (delay / 1000000));
+                (void) sd_event_add_time_relative(m->event, &m->reconnect_timer, CLOCK_MONOTONIC, delay, 0,
+                                                  on_reconnect_timer, m);
+        }
+        return 0;
+}
+
+static int on_disconnected(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error) {
+        Manager *m = userdata;
+
+        log_warning("Lost the system bus connection; policies already applied stay in place.");
+        m->bus = sd_bus_flush_close_unref(m->bus);
+        m->subscribed = false;
+        m->reconnect_attempt = 0;
+        if (m->once) {
+                m->exit_code = EXIT_FAILURE;
+                return sd_event_exit(m->event, EXIT_FAILURE);
+        }
+        if (!m->reconnect_timer)
+                (void) sd_event_add_time_relative(m->event, &m->reconnect_timer, CLOCK_MONOTONIC, 1000000, 0,
+                                                  on_reconnect_timer, m);
+        return 0;
+}
+
+static int connect_bus(Manager *m) {
+        g_autoptr(sd_bus) bus = NULL;
+        int r;
+
+        r = sd_bus_open_system(&bus);
+        if (r < 0)
+                return log_error_errno(r, "Failed to connect to the system bus: %m");
+        r = sd_bus_set_exit_on_disconnect(bus, false);
+        if (r < 0)
+                return r;
+        r = sd_bus_attach_event(bus, m->event, SD_EVENT_PRIORITY_NORMAL);
+        if (r < 0)
+                return log_error_errno(r, "Failed to attach the bus to the event loop: %m");
+        r = sd_bus_match_signal(bus, NULL, NULL, "/org/freedesktop/DBus/Local", "org.freedesktop.DBus.Local",
+                                "Disconnected", on_disconnected, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch for disconnection: %m");
+
+        m->bus = TAKE_PTR(bus);
+        r = bus_api_attach(m);
+        if (r < 0)
+                goto fail;
+        r = systemd_watch_attach(m);
+        if (r < 0)
+                goto fail;
+        r = systemd_watch_start(m);
+        if (r < 0)
+                goto fail;
+        m->reconnect_attempt = 0;
+        return 0;
+fail:
+        m->bus = sd_bus_flush_close_unref(m->bus);
+        return r;
+}
+
+/* ---- lifecycle ---- */
+
+void manager_call_started(Manager *m) {
+        m->pending_calls++;
+}
+
+void manager_call_finished(Manager *m) {
+        if (m->pending_calls > 0)
+                m->pending_calls--;
+        if (m->once && m->startup_listed && m->pending_calls == 0) {
+                log_info("Applied policy groups to %u units and cgroups; exiting (--once).",
+                         g_hash_table_size(m->targets));
+                (void) sd_event_exit(m->event, m->exit_code);
+        }
+}
+
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        (void) manager_reload(userdata);
+        return 0;
+}
+
+static int on_rescan_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        manager_refresh_all(m);
+        (void) sd_event_source_set_time_relative(s, (uint64_t) m->config.rescan_interval_sec * 1000000);
+        (void) sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        return 0;
+}
+
+int manager_new(const char *cgroup_root, bool dry_run, bool once, Manager **ret) {
+        g_autoptr(Manager) m = g_new0(Manager, 1);
+        const char *state = getenv("POLICYD_STATE_DIRECTORY");
+        int r;
+
+        m->cgroup_root = g_strdup(cgroup_root);
+        m->state_dir = g_strdup(state ? state : POLICYD_STATE_DIR);
+        m->dry_run = dry_run;
+        m->once = once;
+        m->targets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, target_free_notify);
+        m->assignments = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, ptr_array_destroy);
+        m->exclusions = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, ptr_array_destroy);
+        m->policies = policy_set_new();
+        m->diagnostics = diagnostics_new();
+        daemon_config_init(&m->config);
+
+        r = sd_event_default(&m->event);
+        if (r < 0)
+                return log_error_errno(r, "Failed to allocate the event loop: %m");
+        (void) sd_event_set_watchdog(m->event, true);
+
+        sigset_t mask;
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
+        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+                return log_error_errno(-errno, "Failed to block signals: %m");
+        r = sd_event_add_signal(m->event, NULL, SIGTERM, NULL, NULL);
+        if (r >= 0)
+                r = sd_event_add_signal(m->event, NULL, SIGINT, NULL, NULL);
+        if (r >= 0)
+                r = sd_event_add_signal(m->event, NULL, SIGHUP, on_sighup, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch signals: %m");
+
+        r = state_load_assignments(m->state_dir, m->assignments, m->exclusions);
+        if (r < 0)
+                log_warning_errno(r, "Failed to load runtime assignments: %m");
+
+        *ret = TAKE_PTR(m);
+        return 0;
+}
+
+Manager *manager_free(Manager *m) {
+        if (!m)
+                return NULL;
+        g_hash_table_unref(m->targets);
+        g_hash_table_unref(m->assignments);
+        g_hash_table_unref(m->exclusions);
+        policy_set_free(m->policies);
+        diagnostics_free(m->diagnostics);
+        system_facts_free(m->facts);
+        daemon_config_done(&m->config);
+        sd_event_source_unref(m->reconnect_timer);
+        sd_event_source_unref(m->rescan_timer);
+        m->bus = sd_bus_flush_close_unref(m->bus);
+        sd_event_unref(m->event);
+        g_free(m->cgroup_root);
+        g_free(m->state_dir);
+        g_free(m);
+        return NULL;
+}
+
+int manager_start(Manager *m) {
+        int r;
+
+        r = manager_reload(m);
+        if (r < 0)
+                return r;
+
+        r = connect_bus(m);
+        if (r < 0)
+                return r;
+
+        /* Cgroups assigned by path at runtime, which no unit owns. */
+        GHashTableIter it;
+        gpointer key;
+        g_hash_table_iter_init(&it, m->assignments);
+        while (g_hash_table_iter_next(&it, &key, NULL))
+                if (((const char *) key)[0] == '/' && !manager_find_target(m, key))
+                        target_apply(target_new(m, NULL, key));
+
+        if (m->config.rescan_interval_sec > 0 && !m->once) {
+                r = sd_event_add_time_relative(m->event, &m->rescan_timer, CLOCK_MONOTONIC,
+                                               (uint64_t) m->config.rescan_interval_sec * 1000000, 1000000,
+                                               on_rescan_timer, m);
+        }
+
+        (void) sd_notifyf(false, "READY=1\nSTATUS=Watching systemd with %u policy groups%s.",
+                          policy_set_size(m->policies), m->dry_run ? " (dry run: changing nothing)" : "");
+        return 0;
+}
+
+int manager_run(Manager *m) {
+        int r = sd_event_loop(m->event);
+        if (r < 0)
+                return log_error_errno(r, "Event loop failed: %m");
+        (void) sd_notify(false, "STOPPING=1\nSTATUS=Shutting down.");
+        return r;
+}

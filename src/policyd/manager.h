@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The Manager owns the event loop, the bus connection, the loaded policy
+ * set, the cache of systemd units and cgroups it manages, and the records
+ * of what it wrote. Everything else borrows from it. */
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include "bus-names.h"
+#include "cgroup-apply.h"
+#include "diagnostics.h"
+#include "policy-group.h"
+#include "policy-load.h"
+#include "resolve.h"
+
+#define POLICYD_STATE_DIR "/run/policyd"
+
+typedef struct Manager Manager;
+
+/* One systemd property policyd set on a unit, and what was there before. */
+typedef struct PropertyRecord {
+        char *property;  /* "MemorySwapMax" */
+        char *previous;  /* as the unit reported it before the first write */
+        char *written;
+} PropertyRecord;
+
+/* A cgroup policyd looks after: a unit's, or one assigned by path. */
+typedef struct Target {
+        Manager *manager;
+        char *unit;          /* NULL for a cgroup no unit owns */
+        char *object_path;   /* systemd's object for the unit */
+        char *cgroup;        /* below the cgroup root; NULL while the unit has none */
+        char *slice;
+        char *user;
+        char *fragment;
+        char **dropins;
+        char *active_state;
+        GHashTable *unit_properties; /* systemd property → current value as string */
+
+        Resolution *resolution;      /* last resolution; NULL before the first */
+        CgroupRecord *record;        /* what policyd wrote on the cgroup */
+        GPtrArray *property_records; /* PropertyRecord*, what policyd set through systemd */
+        GPtrArray *last_report;      /* Action* of the last apply, for explain */
+
+        unsigned refresh_generation; /* drops replies of superseded refreshes */
+} Target;
+
+struct Manager {
+        sd_event *event;
+        sd_bus *bus;
+        char *cgroup_root;         /* where cgroup2 is mounted, found with libmount */
+        char *state_dir;
+
+        DaemonConfig config;
+        PolicySet *policies;
+        Diagnostics *diagnostics;  /* of the last load */
+        uint64_t last_reload_usec;
+        SystemFacts *facts;
+
+        GHashTable *targets;       /* key (unit name or cgroup path) → Target* */
+        GHashTable *assignments;   /* target key → GPtrArray* of group names (runtime) */
+        GHashTable *exclusions;    /* target key → GPtrArray* of group names unassigned at runtime */
+
+        bool dry_run;
+        bool once;
+        bool subscribed;
+        unsigned pending_calls;    /* all calls in flight; --once exits at zero after start */
+        bool startup_listed;
+        unsigned reconnect_attempt;
+        sd_event_source *reconnect_timer;
+        sd_event_source *rescan_timer;
+        int exit_code;
+};
+
+int manager_new(const char *cgroup_root, bool dry_run, bool once, Manager **ret);
+Manager *manager_free(Manager *m);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Manager, manager_free)
+
+int manager_start(Manager *m);
+int manager_run(Manager *m);
+
+/* Loads policy files and policyd.conf into a new set and swaps it in,
+ * then re-resolves every target. The old set stays when loading fails. */
+int manager_reload(Manager *m);
+
+/* Re-reads a unit from systemd and applies its groups (asynchronous). */
+void manager_refresh_unit(Manager *m, const char *unit, const char *object_path);
+void manager_refresh_all(Manager *m);
+void manager_forget_unit(Manager *m, const char *unit);
+
+/* Resolves and applies one target with what is known about it now. */
+void target_apply(Target *t);
+Target *manager_find_target(Manager *m, const char *key);
+/* unit name, cgroup path, or PID as a string → key of a target. */
+int manager_resolve_target_argument(Manager *m, const char *arg, char **ret_key, char **ret_cgroup);
+
+int manager_assign(Manager *m, const char *key, const char *group, bool assign);
+
+/* Writes the target's records under the state directory (not in dry run). */
+void manager_save_target(Manager *m, Target *t);
+
+void manager_call_started(Manager *m);
+void manager_call_finished(Manager *m);

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include <glib/gstdio.h>
+
+#include "conf-parse.h"
+#include "log.h"
+#include "manager.h"
+#include "state-store.h"
+#include "util.h"
+
+int write_file_atomic(const char *path, const char *data, mode_t mode) {
+        g_autofree char *tmp = g_strdup_printf("%s.XXXXXX", path);
+        _cleanup_close_ int fd = -1;
+        size_t len = strlen(data);
+
+        fd = g_mkstemp_full(tmp, O_WRONLY | O_CLOEXEC, mode);
+        if (fd < 0)
+                return -errno;
+        while (len > 0) {
+                ssize_t k = write(fd, data, len);
+                if (k < 0) {
+                        int r = -errno;
+                        (void) unlink(tmp);
+                        return r;
+                }
+                data += k;
+                len -= (size_t) k;
+        }
+        if (fsync(fd) < 0 || rename(tmp, path) < 0) {
+                int r = -errno;
+                (void) unlink(tmp);
+                return r;
+        }
+        return 0;
+}
+
+static char *state_path(const char *dir, const char *sub, const char *key) {
+        g_autofree char *escaped = g_uri_escape_string(key, NULL, FALSE);
+        return g_build_filename(dir, sub, escaped, NULL);
+}
+
+static int ensure_dir(const char *dir, const char *sub) {
+        g_autofree char *p = g_build_filename(dir, sub, NULL);
+        if (g_mkdir_with_parents(p, 0700) < 0)
+                return -errno;
+        return 0;
+}
+
+static void append_assignment_lines(GString *out, char sign, GHashTable *table) {
+        GHashTableIter it;
+        gpointer key, value;
+
+        g_hash_table_iter_init(&it, table);
+        while (g_hash_table_iter_next(&it, &key, &value)) {
+                GPtrArray *groups = value;
+                g_autofree char *k = g_strescape(key, NULL);
+                for (guint i = 0; i < groups->len; i++)
+                        g_string_append_printf(out, "%c\t%s\t%s\n", sign, k,
+                                               (const char *) g_ptr_array_index(groups, i));
+        }
+}
+
+int state_save_assignments(const char *dir, GHashTable *assignments, GHashTable *exclusions) {
+        g_autoptr(GString) out = g_string_new("# policyd runtime assignments; written by policyd, do not edit\n");
+        g_autofree char *path = g_build_filename(dir, "assignments", NULL);
+        int r;
+
+        r = ensure_dir(dir, ".");
+        if (r < 0)
+                return r;
+        append_assignment_lines(out, '+', assignments);
+        append_assignment_lines(out, '-', exclusions);
+        return write_file_atomic(path, out->str, 0600);
+}
+
+static void table_add(GHashTable *table, const char *key, const char *group) {
+        GPtrArray *groups = g_hash_table_lookup(table, key);
+        if (!groups) {
+                groups = g_ptr_array_new_with_free_func(g_free);
+                g_hash_table_insert(table, g_strdup(key), groups);
+        }
+        for (guint i = 0; i < groups->len; i++)
+                if (streq(g_ptr_array_index(groups, i), group))
+                        return;
+        g_ptr_array_add(groups, g_strdup(group));
+}
+
+int state_load_assignments(const char *dir, GHashTable *assignments, GHashTable *exclusions) {
+        g_autofree char *path = g_build_filename(dir, "assignments", NULL);
+        g_autofree char *data = NULL;
+        size_t size;
+        int r;
+
+        r = read_full_file(path, &data, &size);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return log_warning_errno(r, "Failed to read %s, runtime assignments are lost: %m", path);
+
+        g_auto(GStrv) lines = g_strsplit(data, "\n", -1);
+        unsigned n = 0;
+        for (char **l = lines; *l; l++) {
+                n++;
+                if (**l == '\0' || **l == '#')
+                        continue;
+                g_auto(GStrv) f = g_strsplit(*l, "\t", 3);
+                if (g_strv_length(f) != 3 || (!streq(f[0], "+") && !streq(f[0], "-")) ||
+                    validate_group_name(f[2], NULL) < 0) {
+                        log_warning("%s:%u: malformed line, ignoring it", path, n);
+                        continue;
+                }
+                g_autofree char *key = g_strcompress(f[1]);
+                table_add(streq(f[0], "+") ? assignments : exclusions, key, f[2]);
+        }
+        return 0;
+}
+
+int state_save_cgroup_record(const char *dir, const char *key, const CgroupRecord *record) {
+        g_autofree char *path = state_path(dir, "cgroups", key);
+        int r;
+
+        if (!record || record->items->len == 0) {
+                if (unlink(path) < 0 && errno != ENOENT)
+                        return -errno;
+                return 0;
+        }
+        r = ensure_dir(dir, "cgroups");
+        if (r < 0)
+                return r;
+        g_autofree char *text = cgroup_record_serialize(record);
+        return write_file_atomic(path, text, 0600);
+}
+
+int state_load_cgroup_record(const char *dir, const char *key, CgroupRecord **ret) {
+        g_autofree char *path = state_path(dir, "cgroups", key);
+        g_autofree char *data = NULL;
+        size_t size;
+        int r;
+
+        r = read_full_file(path, &data, &size);
+        if (r < 0)
+                return r;
+        r = cgroup_record_parse(data, ret);
+        if (r < 0)
+                log_warning_errno(r, "Failed to parse %s, forgetting what it recorded: %m", path);
+        return r;
+}
+
+void property_record_free(PropertyRecord *r) {
+        if (!r)
+                return;
+        g_free(r->property);
+        g_free(r->previous);
+        g_free(r->written);
+        g_free(r);
+}
+
+int state_save_property_records(const char *dir, const char *key, const GPtrArray *records) {
+        g_autofree char *path = state_path(dir, "properties", key);
+        g_autoptr(GString) out = g_string_new(NULL);
+        int r;
+
+        if (!records || records->len == 0) {
+                if (unlink(path) < 0 && errno != ENOENT)
+                        return -errno;
+                return 0;
+        }
+        r = ensure_dir(dir, "properties");
+        if (r < 0)
+                return r;
+        for (guint i = 0; i < records->len; i++) {
+                const PropertyRecord *p = g_ptr_array_index(records, i);
+                g_autofree char *prev = g_strescape(p->previous, NULL);
+                g_autofree char *written = g_strescape(p->written, NULL);
+                g_string_append_printf(out, "%s\t%s\t%s\n", p->property, prev, written);
+        }
+        return write_file_atomic(path, out->str, 0600);
+}
+
+int state_load_property_records(const char *dir, const char *key, GPtrArray *records) {
+        g_autofree char *path = state_path(dir, "properties", key);
+        g_autofree char *data = NULL;
+        size_t size;
+        int r;
+
+        r = read_full_file(path, &data, &size);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+
+        g_auto(GStrv) lines = g_strsplit(data, "\n", -1);
+        for (char **l = lines; *l; l++) {
+                if (**l == '\0')
+                        continue;
+                g_auto(GStrv) f = g_strsplit(*l, "\t", 3);
+                if (g_strv_length(f) != 3) {
+                        log_warning("%s: malformed line, ignoring it", path);
+                        continue;
+                }
+                PropertyRecord *p = g_new0(PropertyRecord, 1);
+                p->property = g_strdup(f[0]);
+                p->previous = g_strcompress(f[1]);
+                p->written = g_strcompress(f[2]);
+                g_ptr_array_add(records, p);
+        }
+        return 0;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* What policyd keeps under /run/policyd so that a restart re-adopts its own
+ * writes instead of mistaking them for the administrator's:
+ *
+ *   assignments          runtime Assign/Unassign, one "+|-<TAB>KEY<TAB>GROUP" a line
+ *   cgroups/KEY          CgroupRecord of a target (cgroup_record_serialize)
+ *   properties/KEY       PropertyRecords: "PROPERTY<TAB>PREVIOUS<TAB>WRITTEN", escaped
+ *
+ * KEY is the target key (unit name or cgroup path), URI-escaped. Files are
+ * replaced atomically. A corrupt file is logged and ignored. */
+
+#include <glib.h>
+
+#include "cgroup-apply.h"
+
+typedef struct PropertyRecord PropertyRecord;
+
+int state_save_assignments(const char *dir, GHashTable *assignments, GHashTable *exclusions);
+int state_load_assignments(const char *dir, GHashTable *assignments, GHashTable *exclusions);
+
+int state_save_cgroup_record(const char *dir, const char *key, const CgroupRecord *record);
+int state_load_cgroup_record(const char *dir, const char *key, CgroupRecord **ret);
+
+int state_save_property_records(const char *dir, const char *key, const GPtrArray *records);
+int state_load_property_records(const char *dir, const char *key, GPtrArray *records);
+
+void property_record_free(PropertyRecord *r);
+
+/* Writes data to path through a temporary file and rename(). */
+int write_file_atomic(const char *path, const char *data, mode_t mode);

@@ -1,0 +1,652 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "bus-util.h"
+#include "log.h"
+#include "policy-values.h"
+#include "systemd-watch.h"
+#include "util.h"
+
+/* Replies may arrive after the target was dropped or refreshed again; they
+ * carry the key and generation, never a pointer to the target. */
+typedef struct CallContext {
+        Manager *manager;
+        char *key;
+        unsigned generation;
+        char *property; /* SetUnitProperties only */
+        char *previous;
+        char *written;
+} CallContext;
+
+static CallContext *call_context_new(Manager *m, const char *key, unsigned generation) {
+        CallContext *c = g_new0(CallContext, 1);
+        c->manager = m;
+        c->key = g_strdup(key);
+        c->generation = generation;
+        manager_call_started(m);
+        return c;
+}
+
+static void call_context_free(CallContext *c) {
+        if (!c)
+                return;
+        manager_call_finished(c->manager);
+        g_free(c->key);
+        g_free(c->property);
+        g_free(c->previous);
+        g_free(c->written);
+        g_free(c);
+}
+
+static void call_context_destroy(void *p) {
+        call_context_free(p);
+}
+
+/* Sends msg; the slot owns c and frees it with the reply, or with the bus. */
+static int call_async(Manager *m, sd_bus_message *msg, sd_bus_message_handler_t handler, CallContext *c) {
+        sd_bus_slot *slot = NULL;
+        int r;
+
+        r = sd_bus_call_async(m->bus, &slot, msg, handler, c, 0);
+        if (r < 0) {
+                call_context_free(c);
+                return r;
+        }
+        sd_bus_slot_set_destroy_callback(slot, call_context_destroy);
+        sd_bus_slot_set_floating(slot, 1);
+        sd_bus_slot_unref(slot);
+        return 0;
+}
+
+static int get_all_async(Manager *m, const char *path, const char *interface, sd_bus_message_handler_t handler,
+                         CallContext *c) {
+        g_autoptr(sd_bus_message) msg = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_call(m->bus, &msg, SYSTEMD_BUS_NAME, path, "org.freedesktop.DBus.Properties",
+                                           "GetAll");
+        if (r >= 0)
+                r = sd_bus_message_append(msg, "s", interface);
+        if (r < 0) {
+                call_context_free(c);
+                return r;
+        }
+        return call_async(m, msg, handler, c);
+}
+
+bool unit_type_has_cgroup(const char *unit) {
+        return unit_type_interface(unit) != NULL;
+}
+
+const char *unit_type_interface(const char *unit) {
+        static const struct {
+                const char *suffix, *interface;
+        } table[] = {
+                { ".service", "org.freedesktop.systemd1.Service" }, { ".scope", "org.freedesktop.systemd1.Scope" },
+                { ".slice", "org.freedesktop.systemd1.Slice" },     { ".socket", "org.freedesktop.systemd1.Socket" },
+                { ".mount", "org.freedesktop.systemd1.Mount" },     { ".swap", "org.freedesktop.systemd1.Swap" },
+        };
+        for (size_t i = 0; unit && i < ELEMENTSOF(table); i++)
+                if (g_str_has_suffix(unit, table[i].suffix))
+                        return table[i].interface;
+        return NULL;
+}
+
+static bool bus_error_is_vanished(const sd_bus_error *e) {
+        return sd_bus_error_has_name(e, "org.freedesktop.systemd1.NoSuchUnit") ||
+               sd_bus_error_has_name(e, "org.freedesktop.DBus.Error.UnknownObject") ||
+               sd_bus_error_has_name(e, "org.freedesktop.DBus.Error.UnknownMethod") ||
+               sd_bus_error_has_name(e, "org.freedesktop.systemd1.LoadFailed");
+}
+
+/* ---- reading properties ---- */
+
+static char *node_mask_bytes_to_string(const uint8_t *bytes, size_t n) {
+        NumaNodeMask mask = {};
+        for (size_t i = 0; i < n && i * 8 < NUMA_NODES_MAX; i++)
+                for (unsigned b = 0; b < 8; b++)
+                        if (bytes[i] & (1u << b))
+                                numa_node_mask_set(&mask, (unsigned) (i * 8 + b));
+        return format_numa_nodes(&mask);
+}
+
+/* Reads the variant of one property as a string, the way we compare them:
+ * "infinity" for UINT64_MAX, yes/no for booleans, node lists for masks.
+ * Returns 0 and NULL for types we do not read. */
+static int read_variant_as_string(sd_bus_message *msg, char **ret) {
+        const char *contents;
+        char type;
+        int r;
+
+        r = sd_bus_message_peek_type(msg, &type, &contents);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_enter_container(msg, SD_BUS_TYPE_VARIANT, contents);
+        if (r < 0)
+                return r;
+
+        if (streq(contents, "t")) {
+                uint64_t v;
+                r = sd_bus_message_read(msg, "t", &v);
+                if (r < 0)
+                        return r;
+                *ret = v == UINT64_MAX ? g_strdup("infinity") : g_strdup_printf("%" PRIu64, v);
+        } else if (streq(contents, "b")) {
+                int b;
+                r = sd_bus_message_read(msg, "b", &b);
+                if (r < 0)
+                        return r;
+                *ret = g_strdup(b ? "yes" : "no");
+        } else if (streq(contents, "s") || streq(contents, "o")) {
+                const char *s;
+                r = sd_bus_message_read_basic(msg, contents[0], &s);
+                if (r < 0)
+                        return r;
+                *ret = g_strdup(s);
+        } else if (streq(contents, "ay")) {
+                const void *p;
+                size_t n;
+                r = sd_bus_message_read_array(msg, 'y', &p, &n);
+                if (r < 0)
+                        return r;
+                *ret = node_mask_bytes_to_string(p, n);
+        } else if (streq(contents, "as")) {
+                char **strv = NULL;
+                r = sd_bus_message_read_strv(msg, &strv);
+                if (r < 0)
+                        return r;
+                /* Joined with newlines; split by the caller that wants a list. */
+                *ret = g_strjoinv("\n", strv);
+                g_strfreev(strv);
+        } else {
+                r = sd_bus_message_skip(msg, contents);
+                if (r < 0)
+                        return r;
+                *ret = NULL;
+        }
+        return sd_bus_message_exit_container(msg);
+}
+
+/* Parses a GetAll reply into name → string for the names wanted. */
+static int read_properties(sd_bus_message *reply, const char *const *wanted, GHashTable *out) {
+        int r;
+
+        r = sd_bus_message_enter_container(reply, SD_BUS_TYPE_ARRAY, "{sv}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(reply, SD_BUS_TYPE_DICT_ENTRY, "sv")) > 0) {
+                const char *name;
+                bool want = false;
+
+                r = sd_bus_message_read(reply, "s", &name);
+                if (r < 0)
+                        return r;
+                for (const char *const *w = wanted; *w && !want; w++)
+                        want = streq(*w, name);
+                if (want) {
+                        char *value = NULL;
+                        r = read_variant_as_string(reply, &value);
+                        if (r < 0)
+                                return r;
+                        if (value)
+                                g_hash_table_replace(out, g_strdup(name), value);
+                } else {
+                        r = sd_bus_message_skip(reply, "v");
+                        if (r < 0)
+                                return r;
+                }
+                r = sd_bus_message_exit_container(reply);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(reply);
+}
+
+static void replace_string(char **field, GHashTable *props, const char *name) {
+        const char *v = g_hash_table_lookup(props, name);
+        g_free(*field);
+        *field = isempty(v) ? NULL : g_strdup(v);
+}
+
+static int on_type_properties(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        static const char *const wanted[] = {
+                "ControlGroup", "Slice", "User", "MemorySwapMax", "MemoryZSwapMax", "MemoryZSwapWriteback",
+                "AllowedMemoryNodes", "Delegate", NULL,
+        };
+        CallContext *c = userdata;
+        Target *t = manager_find_target(c->manager, c->key);
+        g_autoptr(GHashTable) props = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        int r;
+
+        if (!t || t->refresh_generation != c->generation)
+                return 0; /* superseded */
+
+        if (sd_bus_message_is_method_error(reply, NULL)) {
+                const sd_bus_error *e = sd_bus_message_get_error(reply);
+                log_context(bus_error_is_vanished(e) ? LOG_DEBUG : LOG_WARNING, 0, t->unit, NULL, NULL, 0,
+                            "Failed to read unit properties: %s", e->message);
+                return 0;
+        }
+        r = read_properties(reply, wanted, props);
+        if (r < 0) {
+                log_context(LOG_WARNING, r, t->unit, NULL, NULL, 0, "Failed to parse unit properties: %m");
+                return 0;
+        }
+
+        replace_string(&t->cgroup, props, "ControlGroup");
+        replace_string(&t->slice, props, "Slice");
+        replace_string(&t->user, props, "User");
+        g_hash_table_remove_all(t->unit_properties);
+        GHashTableIter it;
+        gpointer k, v;
+        g_hash_table_iter_init(&it, props);
+        while (g_hash_table_iter_next(&it, &k, &v))
+                g_hash_table_replace(t->unit_properties, g_strdup(k), g_strdup(v));
+
+        target_apply(t);
+        return 0;
+}
+
+static int on_unit_properties(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        static const char *const wanted[] = { "FragmentPath", "DropInPaths", "ActiveState", NULL };
+        CallContext *c = userdata;
+        Manager *m = c->manager;
+        Target *t = manager_find_target(m, c->key);
+        g_autoptr(GHashTable) props = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        int r;
+
+        if (!t || t->refresh_generation != c->generation)
+                return 0;
+
+        if (sd_bus_message_is_method_error(reply, NULL)) {
+                const sd_bus_error *e = sd_bus_message_get_error(reply);
+                if (bus_error_is_vanished(e)) {
+                        log_context(LOG_DEBUG, 0, t->unit, NULL, NULL, 0, "Unit vanished: %s", e->message);
+                        manager_forget_unit(m, t->unit);
+                } else
+                        log_context(LOG_WARNING, 0, t->unit, NULL, NULL, 0, "Failed to read unit: %s", e->message);
+                return 0;
+        }
+        r = read_properties(reply, wanted, props);
+        if (r < 0) {
+                log_context(LOG_WARNING, r, t->unit, NULL, NULL, 0, "Failed to parse unit properties: %m");
+                return 0;
+        }
+
+        replace_string(&t->fragment, props, "FragmentPath");
+        replace_string(&t->active_state, props, "ActiveState");
+        g_strfreev(t->dropins);
+        const char *d = g_hash_table_lookup(props, "DropInPaths");
+        t->dropins = isempty(d) ? NULL : g_strsplit(d, "\n", -1);
+
+        r = get_all_async(m, t->object_path, unit_type_interface(t->unit), on_type_properties,
+                          call_context_new(m, c->key, c->generation));
+        if (r < 0)
+                log_context(LOG_WARNING, r, t->unit, NULL, NULL, 0, "Failed to ask for unit properties: %m");
+        return 0;
+}
+
+int systemd_refresh_unit(Target *t) {
+        Manager *m = t->manager;
+        int r;
+
+        if (!m->bus)
+                return -ENOTCONN;
+
+        t->refresh_generation++;
+        r = get_all_async(m, t->object_path, SYSTEMD_UNIT_INTERFACE, on_unit_properties,
+                          call_context_new(m, t->unit, t->refresh_generation));
+        if (r < 0)
+                return log_context(LOG_WARNING, r, t->unit, NULL, NULL, 0, "Failed to ask for unit: %m");
+        return 0;
+}
+
+/* ---- SetUnitProperties ---- */
+
+static int on_set_property(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        CallContext *c = userdata;
+        Target *t = manager_find_target(c->manager, c->key);
+
+        if (sd_bus_message_is_method_error(reply, NULL)) {
+                const sd_bus_error *e = sd_bus_message_get_error(reply);
+                log_context(bus_error_is_vanished(e) ? LOG_DEBUG : LOG_WARNING, 0, c->key, NULL, NULL, 0,
+                            "Failed to set %s=%s: %s", c->property, c->written, e->message);
+                return 0;
+        }
+
+        log_context(LOG_NOTICE, 0, c->key, NULL, NULL, 0, "Set %s=%s (was %s)", c->property, c->written,
+                    strempty(c->previous));
+        if (!t)
+                return 0;
+
+        PropertyRecord *rec = NULL;
+        for (guint i = 0; i < t->property_records->len && !rec; i++) {
+                PropertyRecord *p = g_ptr_array_index(t->property_records, i);
+                if (streq(p->property, c->property))
+                        rec = p;
+        }
+        if (!c->previous) {
+                /* An undo: the value we had set is gone. */
+                if (rec)
+                        g_ptr_array_remove(t->property_records, rec);
+        } else if (rec) {
+                g_free(rec->written);
+                rec->written = g_strdup(c->written);
+        } else {
+                rec = g_new0(PropertyRecord, 1);
+                rec->property = g_strdup(c->property);
+                rec->previous = g_strdup(c->previous);
+                rec->written = g_strdup(c->written);
+                g_ptr_array_add(t->property_records, rec);
+        }
+        g_hash_table_replace(t->unit_properties, g_strdup(c->property), g_strdup(c->written));
+        manager_save_target(c->manager, t);
+        return 0;
+}
+
+static int append_property(sd_bus_message *msg, const char *property, const char *value) {
+        int r;
+
+        r = sd_bus_message_open_container(msg, SD_BUS_TYPE_STRUCT, "sv");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(msg, "s", property);
+        if (r < 0)
+                return r;
+
+        if (streq(property, "MemoryZSwapWriteback")) {
+                bool b;
+                r = parse_boolean(value, &b, NULL);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_append(msg, "v", "b", (int) b);
+        } else if (streq(property, "AllowedMemoryNodes")) {
+                NumaNodeMask mask = {};
+                uint8_t bytes[NUMA_NODES_MAX / 8] = {};
+                size_t n = 0;
+                if (!isempty(value)) {
+                        r = parse_numa_nodes(value, &mask, NULL);
+                        if (r < 0)
+                                return r;
+                }
+                for (unsigned i = 0; i < NUMA_NODES_MAX; i++)
+                        if (numa_node_mask_test(&mask, i)) {
+                                bytes[i / 8] |= (uint8_t) (1u << (i % 8));
+                                n = i / 8 + 1;
+                        }
+                r = sd_bus_message_open_container(msg, SD_BUS_TYPE_VARIANT, "ay");
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_append_array(msg, 'y', bytes, n);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_close_container(msg);
+        } else {
+                uint64_t v;
+                if (streq(value, "infinity"))
+                        v = UINT64_MAX;
+                else {
+                        char *end;
+                        errno = 0;
+                        v = strtoull(value, &end, 10);
+                        if (errno != 0 || *end != '\0' || end == value)
+                                return -EINVAL;
+                }
+                r = sd_bus_message_append(msg, "v", "t", v);
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_close_container(msg);
+}
+
+int systemd_set_unit_property(Target *t, const char *property, const char *value, const char *previous) {
+        Manager *m = t->manager;
+        g_autoptr(sd_bus_message) msg = NULL;
+        int r;
+
+        if (!m->bus)
+                return -ENOTCONN;
+
+        r = sd_bus_message_new_method_call(m->bus, &msg, SYSTEMD_BUS_NAME, SYSTEMD_BUS_PATH,
+                                           SYSTEMD_MANAGER_INTERFACE, "SetUnitProperties");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(msg, "sb", t->unit, 1);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(msg, SD_BUS_TYPE_ARRAY, "(sv)");
+        if (r < 0)
+                return r;
+        r = append_property(msg, property, value);
+        if (r < 0)
+                return log_context(LOG_WARNING, r, t->unit, NULL, NULL, 0, "Cannot encode %s=%s: %m", property,
+                                   value);
+        r = sd_bus_message_close_container(msg);
+        if (r < 0)
+                return r;
+
+        CallContext *c = call_context_new(m, t->unit, 0);
+        c->property = g_strdup(property);
+        c->written = g_strdup(value);
+        c->previous = g_strdup(previous);
+        return call_async(m, msg, on_set_property, c);
+}
+
+/* ---- signals ---- */
+
+static int on_unit_new(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error) {
+        Manager *m = userdata;
+        const char *id, *path;
+
+        if (sd_bus_message_read(msg, "so", &id, &path) < 0)
+                return 0;
+        /* UnitNew fires whenever systemd loads a unit, even an inactive one:
+         * only units we already know, or that start, matter (JobRemoved). */
+        if (manager_find_target(m, id))
+                manager_refresh_unit(m, id, path);
+        return 0;
+}
+
+static int on_unit_removed(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error) {
+        Manager *m = userdata;
+        const char *id, *path;
+
+        if (sd_bus_message_read(msg, "so", &id, &path) < 0)
+                return 0;
+        manager_forget_unit(m, id);
+        return 0;
+}
+
+static int on_job_removed(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error) {
+        Manager *m = userdata;
+        const char *job, *unit, *result;
+        uint32_t id;
+
+        if (sd_bus_message_read(msg, "uoss", &id, &job, &unit, &result) < 0)
+                return 0;
+        if (unit_type_has_cgroup(unit))
+                manager_refresh_unit(m, unit, NULL);
+        return 0;
+}
+
+static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error) {
+        Manager *m = userdata;
+        const char *path = sd_bus_message_get_path(msg);
+        const char *interface;
+        bool relevant = false;
+        int r;
+
+        if (sd_bus_message_read(msg, "s", &interface) < 0)
+                return 0;
+        r = sd_bus_message_enter_container(msg, SD_BUS_TYPE_ARRAY, "{sv}");
+        if (r < 0)
+                return 0;
+        while (sd_bus_message_enter_container(msg, SD_BUS_TYPE_DICT_ENTRY, "sv") > 0) {
+                const char *name;
+                if (sd_bus_message_read(msg, "s", &name) < 0)
+                        return 0;
+                relevant = relevant || streq(name, "ActiveState") || streq(name, "ControlGroup") ||
+                           streq(name, "DropInPaths") || streq(name, "FragmentPath");
+                if (sd_bus_message_skip(msg, "v") < 0 || sd_bus_message_exit_container(msg) < 0)
+                        return 0;
+        }
+        if (!relevant)
+                return 0;
+
+        GHashTableIter it;
+        gpointer value;
+        g_hash_table_iter_init(&it, m->targets);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                Target *t = value;
+                if (t->object_path && streq(t->object_path, path)) {
+                        manager_refresh_unit(m, t->unit, t->object_path);
+                        break;
+                }
+        }
+        return 0;
+}
+
+static int on_reloading(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error) {
+        Manager *m = userdata;
+        int active;
+
+        if (sd_bus_message_read(msg, "b", &active) < 0)
+                return 0;
+        if (active)
+                return 0;
+        /* After daemon-reload, unit files and drop-ins may name other groups. */
+        log_info("systemd finished reloading, re-reading all units.");
+        manager_refresh_all(m);
+        return 0;
+}
+
+static int on_list_units(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        CallContext *c = userdata;
+        Manager *m = c->manager;
+        const char *id, *active, *path;
+        int r;
+
+        if (sd_bus_message_is_method_error(reply, NULL)) {
+                log_warning("Failed to list units: %s", sd_bus_message_get_error(reply)->message);
+                m->startup_listed = true;
+                return 0;
+        }
+
+        r = sd_bus_message_enter_container(reply, SD_BUS_TYPE_ARRAY, "(ssssssouso)");
+        if (r < 0)
+                goto fail;
+        while ((r = sd_bus_message_read(reply, "(ssssssouso)", &id, NULL, NULL, &active, NULL, NULL, &path, NULL,
+                                        NULL, NULL)) > 0)
+                if (unit_type_has_cgroup(id) && !streq(active, "inactive") && !streq(active, "failed"))
+                        manager_refresh_unit(m, id, path);
+        if (r < 0)
+                goto fail;
+        m->startup_listed = true;
+        return 0;
+fail:
+        log_warning_errno(r, "Failed to parse the unit list: %m");
+        m->startup_listed = true;
+        return 0;
+}
+
+static int on_subscribed(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        CallContext *c = userdata;
+        Manager *m = c->manager;
+
+        if (sd_bus_message_is_method_error(reply, NULL)) {
+                const sd_bus_error *e = sd_bus_message_get_error(reply);
+                /* Already subscribed on this connection is fine. */
+                if (!sd_bus_error_has_name(e, "org.freedesktop.systemd1.AlreadySubscribed"))
+                        log_warning("Failed to subscribe to systemd: %s", e->message);
+        }
+        m->subscribed = true;
+        return 0;
+}
+
+static int on_systemd_owner_changed(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error) {
+        Manager *m = userdata;
+        const char *name, *old_owner, *new_owner;
+
+        if (sd_bus_message_read(msg, "sss", &name, &old_owner, &new_owner) < 0)
+                return 0;
+        if (isempty(new_owner)) {
+                log_info("systemd left the bus (daemon-reexec?), waiting for it to come back.");
+                m->subscribed = false;
+                return 0;
+        }
+        log_info("systemd is back on the bus, subscribing again.");
+        (void) systemd_watch_start(m);
+        return 0;
+}
+
+static int call_simple(Manager *m, const char *method, sd_bus_message_handler_t handler, const char *types, ...) {
+        g_autoptr(sd_bus_message) msg = NULL;
+        va_list ap;
+        int r;
+
+        r = sd_bus_message_new_method_call(m->bus, &msg, SYSTEMD_BUS_NAME, SYSTEMD_BUS_PATH,
+                                           SYSTEMD_MANAGER_INTERFACE, method);
+        if (r < 0)
+                return r;
+        if (types) {
+                va_start(ap, types);
+                r = sd_bus_message_appendv(msg, types, ap);
+                va_end(ap);
+                if (r < 0)
+                        return r;
+        }
+        return call_async(m, msg, handler, call_context_new(m, "", 0));
+}
+
+int systemd_watch_attach(Manager *m) {
+        static const struct {
+                const char *member;
+                sd_bus_message_handler_t handler;
+        } signals[] = {
+                { "UnitNew", on_unit_new },
+                { "UnitRemoved", on_unit_removed },
+                { "JobRemoved", on_job_removed },
+                { "Reloading", on_reloading },
+        };
+        int r;
+
+        for (size_t i = 0; i < ELEMENTSOF(signals); i++) {
+                r = sd_bus_match_signal_async(m->bus, NULL, SYSTEMD_BUS_NAME, SYSTEMD_BUS_PATH,
+                                              SYSTEMD_MANAGER_INTERFACE, signals[i].member, signals[i].handler, NULL,
+                                              m);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to watch systemd's %s signal: %m", signals[i].member);
+        }
+
+        r = sd_bus_add_match_async(m->bus, NULL,
+                                   "type='signal',sender='" SYSTEMD_BUS_NAME "',"
+                                   "interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',"
+                                   "path_namespace='/org/freedesktop/systemd1/unit'",
+                                   on_properties_changed, NULL, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch unit property changes: %m");
+
+        r = sd_bus_add_match_async(m->bus, NULL,
+                                   "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
+                                   "member='NameOwnerChanged',arg0='" SYSTEMD_BUS_NAME "'",
+                                   on_systemd_owner_changed, NULL, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch systemd's bus name: %m");
+        return 0;
+}
+
+int systemd_watch_start(Manager *m) {
+        int r;
+
+        r = call_simple(m, "Subscribe", on_subscribed, NULL);
+        if (r < 0)
+                return log_error_errno(r, "Failed to subscribe to systemd: %m");
+        r = call_simple(m, "ListUnits", on_list_units, NULL);
+        if (r < 0)
+                return log_error_errno(r, "Failed to list units: %m");
+        return 0;
+}
