@@ -1,0 +1,39 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Scenario 4: after daemon-reload, a unit restart and a restart of policyd,
+# every value is still right, and the re-adopting policyd wrote nothing.
+set -euo pipefail
+. "$SCENARIO_DIR/lib.sh"
+. "$SCENARIO_DIR/policyd-lib.sh"
+pgt_setup
+
+pgt_policy pgt-keep '[PolicyGroup]\n[Swap]\nSwapMax=56M\nSwapHigh=28M\n[Attributes]\nXAttr=user.slo.class=keep\n'
+printf '[Unit]\nX-PolicyGroup=pgt-keep\n[Service]\nExecStart=/bin/sleep infinity\n' > /etc/systemd/system/pgt-keep.service
+systemctl daemon-reload
+start_policyd
+systemctl start pgt-keep.service
+
+check_all() {
+        local path
+        path=$cg$(unit_cgroup pgt-keep.service)
+        wait_for "$1: tag" xattr_is "$path" user.policy.group pgt-keep
+        wait_for "$1: swap.high" file_is "$path/memory.swap.high" 29360128
+        wait_for "$1: MemorySwapMax" test "$(systemctl show -P MemorySwapMax pgt-keep.service)" = 58720256
+        assert_file_eq "$path/memory.swap.max" 58720256
+        assert_xattr "$path" user.slo.class keep
+}
+check_all "first start"
+
+systemctl daemon-reload
+sleep 3
+check_all "after daemon-reload"
+
+systemctl restart pgt-keep.service
+check_all "after a unit restart"
+
+systemctl restart policyd.service
+mark=$(date '+%Y-%m-%d %H:%M:%S')
+sleep 5
+check_all "after a policyd restart"
+writes=$(journalctl -b -u policyd.service --since "$mark" --no-pager -o cat | grep -E '^(Set|Undid) ' || true)
+assert_eq "writes by the re-adopting policyd" "" "$writes"

@@ -1,0 +1,23 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Run in the guest by tests/demo: policyd with the shipped policies and a
+# few demo units, then what policyctl says about them.
+set -euo pipefail
+
+show() { echo; echo "# $*"; "$@"; }
+
+systemctl enable --now policyd.service
+# An editor the desktop started: matched by foreground.policy's [Match].
+systemd-run --quiet --scope --unit=app-demo-editor.scope --slice=app.slice sleep infinity &
+# A build job in batch.slice: matched by batch.policy.
+systemd-run --quiet --unit=demo-build --slice=batch.slice sleep infinity
+# A service that names its group in its unit file.
+printf '[Unit]\nDescription=Demo indexer\nX-PolicyGroup=background\n[Service]\nExecStart=/bin/sleep infinity\n' \
+        > /etc/systemd/system/demo-indexer.service
+systemctl daemon-reload
+systemctl start demo-indexer.service
+sleep 5
+
+show policyctl status
+show policyctl explain demo-build.service
+show getfattr -d "/sys/fs/cgroup$(systemctl show -P ControlGroup demo-indexer.service)"
