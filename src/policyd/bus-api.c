@@ -563,13 +563,36 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_VTABLE_END,
 };
 
+static int on_name_requested(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        Manager *m = userdata;
+        uint32_t result;
+
+        if (sd_bus_message_is_method_error(reply, NULL)) {
+                log_error("Failed to own %s: %s", POLICYD_BUS_NAME, sd_bus_message_get_error(reply)->message);
+                m->exit_code = EXIT_FAILURE;
+                return sd_event_exit(m->event, EXIT_FAILURE);
+        }
+        if (sd_bus_message_read(reply, "u", &result) < 0 || (result != 1 && result != 4)) {
+                /* 1: primary owner; 4: already ours (after a reconnect). */
+                log_error("%s is owned by another process: is another policyd running?", POLICYD_BUS_NAME);
+                m->exit_code = EXIT_FAILURE;
+                return sd_event_exit(m->event, EXIT_FAILURE);
+        }
+        manager_name_acquired(m);
+        return 0;
+}
+
 int bus_api_attach(Manager *m) {
         int r;
 
         r = sd_bus_add_object_vtable(m->bus, NULL, POLICYD_BUS_PATH, POLICYD_BUS_INTERFACE, manager_vtable, m);
         if (r < 0)
                 return log_error_errno(r, "Failed to add the D-Bus object: %m");
-        r = sd_bus_request_name_async(m->bus, NULL, POLICYD_BUS_NAME, 0, NULL, NULL);
+        /* Without a callback sd-bus would close the connection when the name
+         * is taken; with one, a second policyd says so and exits. */
+        r = sd_bus_call_method_async(m->bus, NULL, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                     "org.freedesktop.DBus", "RequestName", on_name_requested, m, "su",
+                                     POLICYD_BUS_NAME, (uint32_t) 4 /* DBUS_NAME_FLAG_DO_NOT_QUEUE */);
         if (r < 0)
                 return log_error_errno(r, "Failed to request bus name %s: %m", POLICYD_BUS_NAME);
         return 0;

@@ -20,7 +20,7 @@ enum {
         EXIT_OK = 0,
         EXIT_FAILED = 1,    /* could not start, or lost the bus with --once */
         EXIT_USAGE = 2,
-        EXIT_PREFLIGHT = 3, /* the system lacks what policyd needs (cgroup v2, root) */
+        EXIT_PREFLIGHT = 3, /* the system lacks what policyd needs: no cgroup v2 hierarchy */
 };
 
 static bool arg_dry_run = false;
@@ -35,7 +35,7 @@ static void help(void) {
                "     --dry-run       Log every change that would be made, make none\n"
                "     --once          Resolve and apply everything once, then exit\n"
                "     --self-test     Run the preflight checks and exit\n"
-               "     --log-level=LEVEL  debug, info, notice, warning or err\n\n"
+               "     --log-level=LEVEL  debug, info, notice, warning, err (or crit, alert, emerg)\n\n"
                "See policyd(8).\n");
 }
 
@@ -142,8 +142,6 @@ static void report_capabilities(void) {
         } wanted[] = {
                 { CAP_DAC_OVERRIDE, "CAP_DAC_OVERRIDE", "writing cgroups delegated to other users" },
                 { CAP_FOWNER, "CAP_FOWNER", "setting xattrs on cgroups delegated to other users" },
-                { CAP_SYS_PTRACE, "CAP_SYS_PTRACE", "applying KSM and NUMA policy to running processes" },
-                { CAP_SYS_NICE, "CAP_SYS_NICE", "migrating pages of running processes between NUMA nodes" },
         };
         cap_t caps = cap_get_proc();
 

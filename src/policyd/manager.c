@@ -403,6 +403,13 @@ void target_apply(Target *t) {
                 return;
         }
 
+        if (t->record && !streq(t->record->cgroup, t->cgroup)) {
+                /* The unit moved (another slice, while policyd was down):
+                 * undo what was written on the old cgroup, if it is still there. */
+                g_autoptr(ApplyReport) old = apply_report_new();
+                (void) cgroup_undo(m->cgroup_root, t->record->cgroup, t->record, m->dry_run ? APPLY_DRY_RUN : 0, old);
+                g_clear_pointer(&t->record, cgroup_record_free);
+        }
         if (!t->record)
                 t->record = cgroup_record_new(t->cgroup);
         report = apply_report_new();
@@ -456,6 +463,13 @@ void manager_forget_unit(Manager *m, const char *unit) {
 
 void manager_refresh_all(Manager *m) {
         g_autoptr(GPtrArray) keys = hash_table_keys(m->targets);
+        g_autoptr(SystemFacts) facts = NULL;
+
+        /* Swap devices come and go (percent limits), so look again. */
+        if (system_facts_probe("/sys", "/proc", &facts) >= 0) {
+                system_facts_free(m->facts);
+                m->facts = TAKE_PTR(facts);
+        }
 
         for (guint i = 0; i < keys->len; i++) {
                 Target *t = manager_find_target(m, g_ptr_array_index(keys, i));
@@ -570,11 +584,17 @@ int manager_assign(Manager *m, const char *key, const char *group, bool assign) 
         } else {
                 bool was_runtime = table_remove(m->assignments, key, group);
                 t = manager_find_target(m, key);
-                /* A group that still applies through another source is excluded. */
-                if (t && t->resolution && resolution_has_group(t->resolution, group) && !was_runtime)
-                        table_add(m->exclusions, key, group);
-                else if (!was_runtime)
+                bool member = t && t->resolution && resolution_has_group(t->resolution, group);
+                if (!was_runtime && !member)
                         return -ENOENT;
+                /* Unassign means "not in this group": if another source
+                 * (unit file, [Match]) would still put it there, exclude it. */
+                if (t && was_runtime) {
+                        target_apply(t);
+                        member = t->resolution && resolution_has_group(t->resolution, group);
+                }
+                if (member)
+                        table_add(m->exclusions, key, group);
         }
 
         if (!m->dry_run) {
@@ -593,6 +613,33 @@ int manager_assign(Manager *m, const char *key, const char *group, bool assign) 
 
 /* ---- reload ---- */
 
+/* A group whose file is still there but no longer loads (unreadable, or
+ * refused for its owner or mode) keeps its last good version: a broken
+ * edit must not undo what the group applies. Groups whose files were
+ * removed or masked go, as they should. */
+static void keep_last_good_groups(PolicySet *old, PolicySet *new) {
+        g_autoptr(GPtrArray) names = policy_set_sorted_names(old);
+
+        for (guint i = 0; i < names->len; i++) {
+                const char *name = g_ptr_array_index(names, i);
+                const PolicyGroup *g = policy_set_get(old, name);
+                bool masked = false;
+
+                if (policy_set_get(new, name))
+                        continue;
+                for (guint j = 0; j < new->masked->len && !masked; j++)
+                        masked = streq(g_ptr_array_index(new->masked, j), name);
+                if (masked || !g->file || access(g->file, F_OK) < 0)
+                        continue;
+
+                log_context(LOG_WARNING, 0, NULL, name, g->file, 0,
+                            "%s could not be loaded; keeping the last good version of group '%s'", g->file, name);
+                gpointer key, value;
+                if (g_hash_table_steal_extended(old->groups, name, &key, &value))
+                        policy_set_add(new, value);
+        }
+}
+
 int manager_reload(Manager *m) {
         g_autoptr(Diagnostics) diags = diagnostics_new();
         g_autoptr(PolicySet) set = NULL;
@@ -601,7 +648,8 @@ int manager_reload(Manager *m) {
         struct timespec ts;
         int r;
 
-        (void) sd_notify(false, "RELOADING=1\nSTATUS=Reloading policy groups...");
+        if (m->started)
+                (void) sd_notify(false, "RELOADING=1\nSTATUS=Reloading policy groups...");
 
         daemon_config_init(&config);
         (void) daemon_config_load(NULL, &config, diags);
@@ -610,13 +658,16 @@ int manager_reload(Manager *m) {
         log_diagnostics(diags);
         if (r < 0) {
                 daemon_config_done(&config);
-                (void) sd_notify(false, "READY=1\nSTATUS=Reload failed, keeping the previous policy groups.");
+                if (m->started)
+                        (void) sd_notify(false, "READY=1\nSTATUS=Reload failed, keeping the previous policy groups.");
                 return log_error_errno(r, "Failed to load policy groups, keeping the previous ones: %m");
         }
 
         r = system_facts_probe("/sys", "/proc", &facts);
         if (r < 0)
                 log_warning_errno(r, "Failed to probe swap facilities: %m");
+
+        keep_last_good_groups(m->policies, set);
 
         /* Swap in whole; the old set goes only now. */
         policy_set_free(m->policies);
@@ -629,7 +680,7 @@ int manager_reload(Manager *m) {
         }
         daemon_config_done(&m->config);
         m->config = config;
-        m->dry_run = m->dry_run || m->config.dry_run;
+        m->dry_run = m->dry_run_argument || m->config.dry_run;
         clock_gettime(CLOCK_REALTIME, &ts);
         m->last_reload_usec = (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
 
@@ -637,6 +688,9 @@ int manager_reload(Manager *m) {
                  diagnostics_count(m->diagnostics, DIAGNOSTIC_ERROR),
                  diagnostics_count(m->diagnostics, DIAGNOSTIC_WARNING));
 
+        manager_update_rescan_timer(m);
+        if (!m->started)
+                return 0;
         bus_api_emit_reloaded(m);
         /* Unit files may name groups that just appeared or went away. */
         manager_refresh_all(m);
@@ -648,6 +702,7 @@ int manager_reload(Manager *m) {
 /* ---- bus connection ---- */
 
 static int connect_bus(Manager *m);
+static void announce_ready(Manager *m);
 
 static int on_reconnect_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
@@ -704,14 +759,22 @@ static int connect_bus(Manager *m) {
         r = systemd_watch_attach(m);
         if (r < 0)
                 goto fail;
-        r = systemd_watch_start(m);
-        if (r < 0)
-                goto fail;
+        manager_call_started(m); /* until the name is ours: --once must not exit before */
         m->reconnect_attempt = 0;
         return 0;
 fail:
         m->bus = sd_bus_flush_close_unref(m->bus);
         return r;
+}
+
+void manager_name_acquired(Manager *m) {
+        if (systemd_watch_start(m) < 0) {
+                m->exit_code = EXIT_FAILURE;
+                (void) sd_event_exit(m->event, EXIT_FAILURE);
+        }
+        if (!m->started)
+                announce_ready(m);
+        manager_call_finished(m);
 }
 
 /* ---- lifecycle ---- */
@@ -738,9 +801,26 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 static int on_rescan_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
         manager_refresh_all(m);
-        (void) sd_event_source_set_time_relative(s, (uint64_t) m->config.rescan_interval_sec * 1000000);
-        (void) sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        manager_update_rescan_timer(m);
         return 0;
+}
+
+/* The safety-net rescan, off by default: when idle, policyd sleeps. */
+void manager_update_rescan_timer(Manager *m) {
+        uint64_t interval = (uint64_t) m->config.rescan_interval_sec * 1000000;
+
+        if (interval == 0 || m->once) {
+                m->rescan_timer = sd_event_source_disable_unref(m->rescan_timer);
+                return;
+        }
+        if (!m->rescan_timer) {
+                if (sd_event_add_time_relative(m->event, &m->rescan_timer, CLOCK_MONOTONIC, interval, 1000000,
+                                               on_rescan_timer, m) < 0)
+                        log_warning("Failed to set up the rescan timer; rescans are off.");
+                return;
+        }
+        (void) sd_event_source_set_time_relative(m->rescan_timer, interval);
+        (void) sd_event_source_set_enabled(m->rescan_timer, SD_EVENT_ONESHOT);
 }
 
 int manager_new(const char *cgroup_root, bool dry_run, bool once, Manager **ret) {
@@ -750,7 +830,7 @@ int manager_new(const char *cgroup_root, bool dry_run, bool once, Manager **ret)
 
         m->cgroup_root = g_strdup(cgroup_root);
         m->state_dir = g_strdup(state ? state : POLICYD_STATE_DIR);
-        m->dry_run = dry_run;
+        m->dry_run = m->dry_run_argument = dry_run;
         m->once = once;
         m->targets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, target_free_notify);
         m->assignments = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, ptr_array_destroy);
@@ -814,10 +894,10 @@ int manager_start(Manager *m) {
         if (r < 0)
                 return r;
 
-        r = connect_bus(m);
-        if (r < 0)
-                return r;
+        return connect_bus(m);
+}
 
+static void announce_ready(Manager *m) {
         /* Cgroups assigned by path at runtime, which no unit owns. */
         GHashTableIter it;
         gpointer key;
@@ -826,15 +906,10 @@ int manager_start(Manager *m) {
                 if (((const char *) key)[0] == '/' && !manager_find_target(m, key))
                         target_apply(target_new(m, NULL, key));
 
-        if (m->config.rescan_interval_sec > 0 && !m->once) {
-                r = sd_event_add_time_relative(m->event, &m->rescan_timer, CLOCK_MONOTONIC,
-                                               (uint64_t) m->config.rescan_interval_sec * 1000000, 1000000,
-                                               on_rescan_timer, m);
-        }
-
+        manager_update_rescan_timer(m);
+        m->started = true;
         (void) sd_notifyf(false, "READY=1\nSTATUS=Watching systemd with %u policy groups%s.",
                           policy_set_size(m->policies), m->dry_run ? " (dry run: changing nothing)" : "");
-        return 0;
 }
 
 int manager_run(Manager *m) {

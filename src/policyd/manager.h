@@ -66,8 +66,10 @@ struct Manager {
         GHashTable *assignments;   /* target key → GPtrArray* of group names (runtime) */
         GHashTable *exclusions;    /* target key → GPtrArray* of group names unassigned at runtime */
 
-        bool dry_run;
+        bool dry_run;              /* --dry-run, or DryRun= in policyd.conf */
+        bool dry_run_argument;     /* --dry-run alone: a reload cannot turn it off */
         bool once;
+        bool started;              /* READY=1 sent; later loads are reloads */
         bool subscribed;
         unsigned pending_calls;    /* all calls in flight; --once exits at zero after start */
         bool startup_listed;
@@ -103,6 +105,10 @@ int manager_assign(Manager *m, const char *key, const char *group, bool assign);
 
 /* Writes the target's records under the state directory (not in dry run). */
 void manager_save_target(Manager *m, Target *t);
+
+void manager_update_rescan_timer(Manager *m);
+/* Called once the bus name is ours: only then do we start changing things. */
+void manager_name_acquired(Manager *m);
 
 void manager_call_started(Manager *m);
 void manager_call_finished(Manager *m);

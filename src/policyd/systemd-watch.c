@@ -318,8 +318,12 @@ static int on_set_property(sd_bus_message *reply, void *userdata, sd_bus_error *
                 return 0;
         }
 
-        log_context(LOG_NOTICE, 0, c->key, NULL, NULL, 0, "Set %s=%s (was %s)", c->property, c->written,
-                    strempty(c->previous));
+        if (c->previous)
+                log_context(LOG_NOTICE, 0, c->key, NULL, NULL, 0, "Set %s=%s (was %s)", c->property, c->written,
+                            isempty(c->previous) ? "unset" : c->previous);
+        else
+                log_context(LOG_NOTICE, 0, c->key, NULL, NULL, 0, "Undid %s: restored %s", c->property,
+                            c->written);
         if (!t)
                 return 0;
 

@@ -601,7 +601,8 @@ static void parse_seconds(const ConfContext *ctx, const char *value, void *data)
         }
         for (; g_ascii_isdigit(*p) && v <= 86400 * 365; p++)
                 v = v * 10 + (uint64_t) (*p - '0');
-        if (p == value || v > 86400 * 365 ||
+        uint64_t factor = streq(p, "min") || streq(p, "m") ? 60 : streq(p, "h") ? 3600 : 1;
+        if (p == value || v * factor > 86400 * 365 ||
             !(streq(p, "") || streq(p, "s") || streq(p, "m") || streq(p, "min") || streq(p, "h"))) {
                 diagnostics_add(ctx->diags, DIAGNOSTIC_ERROR, ctx->file, ctx->line,
                                 "Invalid %s= value '%s': use whole seconds, or a number with s, m, min or h, up to a "
@@ -609,22 +610,18 @@ static void parse_seconds(const ConfContext *ctx, const char *value, void *data)
                                 ctx->key, value);
                 return;
         }
-        *sec = (unsigned) (streq(p, "min") || streq(p, "m") ? v * 60 : streq(p, "h") ? v * 3600 : v);
+        *sec = (unsigned) (v * factor);
 }
 
 static const ConfTableItem daemon_table[] = {
         { "Daemon", "RescanIntervalSec", parse_seconds, offsetof(DaemonConfig, rescan_interval_sec), 0 },
         { "Daemon", "DryRun", parse_boolean_key, offsetof(DaemonConfig, dry_run), 0 },
-        { "Daemon", "ApplyToRunning", parse_boolean_key, offsetof(DaemonConfig, apply_to_running), true },
-        { "Daemon", "WatchUserManagers", parse_boolean_key, offsetof(DaemonConfig, watch_user_managers), true },
         {},
 };
 
 void daemon_config_init(DaemonConfig *c) {
         *c = (DaemonConfig) {
                 .rescan_interval_sec = 0,
-                .apply_to_running = true,
-                .watch_user_managers = true,
         };
 }
 
@@ -651,8 +648,15 @@ int daemon_config_load(const char *root, DaemonConfig *c, Diagnostics *diags) {
         int r;
 
         r = config_source_find_one(root, config_search_dirs, "policyd.conf", &s, diags);
-        if (r < 0 || !s || s->masked)
+        if (r < 0 || !s)
                 return r;
+        if (s->masked) {
+                /* An empty policyd.conf masks every drop-in too: say so. */
+                diagnostics_add(diags, DIAGNOSTIC_NOTICE, s->file, 0,
+                                "policyd.conf is masked (empty, or a link to /dev/null): drop-ins are ignored and "
+                                "the defaults apply");
+                return 0;
+        }
         if (s->file)
                 daemon_config_apply_path(c, s->file, diags);
         for (guint i = 0; i < s->dropins->len; i++)

@@ -75,8 +75,6 @@ void policy_group_check(PolicyGroup *g, Diagnostics *diags);
 typedef struct DaemonConfig {
         unsigned rescan_interval_sec; /* 0: off; only a safety net */
         bool dry_run;
-        bool apply_to_running;        /* global switch for in-process injection */
-        bool watch_user_managers;
 } DaemonConfig;
 
 void daemon_config_init(DaemonConfig *c);

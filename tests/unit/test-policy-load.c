@@ -275,14 +275,12 @@ static void test_daemon_config_with_dropins(Tree *t, gconstpointer data) {
         g_autoptr(Diagnostics) d = diagnostics_new();
         DaemonConfig c;
         put(t, "etc/policyd.conf", "[Daemon]\nRescanIntervalSec=30\nDryRun=yes\n");
-        put(t, "usr/lib/policyd.conf.d/10-vendor.conf", "[Daemon]\nRescanIntervalSec=5min\nApplyToRunning=no\n");
-        put(t, "etc/policyd.conf.d/20-admin.conf", "[Daemon]\nWatchUserManagers=no\nWatchUserManagers=\nBogus=1\n");
+        put(t, "usr/lib/policyd.conf.d/10-vendor.conf", "[Daemon]\nRescanIntervalSec=5min\nDryRun=no\n");
+        put(t, "etc/policyd.conf.d/20-admin.conf", "[Daemon]\nDryRun=\nDryRun=yes\nBogus=1\n");
         daemon_config_init(&c);
         g_assert_cmpint(daemon_config_load(t->root, &c, d), ==, 0);
         g_assert_cmpuint(c.rescan_interval_sec, ==, 300);
         g_assert_true(c.dry_run);
-        g_assert_false(c.apply_to_running);
-        g_assert_true(c.watch_user_managers); /* empty assignment restores the default */
         g_assert_cmpuint(diagnostics_count(d, DIAGNOSTIC_WARNING), ==, 1);
         daemon_config_done(&c);
 }
@@ -292,7 +290,7 @@ static void test_daemon_config_defaults_without_files(Tree *t, gconstpointer dat
         daemon_config_init(&c);
         g_assert_cmpint(daemon_config_load(t->root, &c, NULL), ==, 0);
         g_assert_cmpuint(c.rescan_interval_sec, ==, 0);
-        g_assert_true(c.apply_to_running);
+        g_assert_false(c.dry_run);
         daemon_config_done(&c);
 }
 

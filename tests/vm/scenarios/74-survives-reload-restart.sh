@@ -31,6 +31,17 @@ check_all "after daemon-reload"
 systemctl restart pgt-keep.service
 check_all "after a unit restart"
 
+# daemon-reexec: systemd leaves the bus and comes back; policyd must
+# subscribe again, or it would never hear of units started after it.
+systemctl daemon-reexec
+sleep 3
+check_all "after daemon-reexec"
+printf '[Unit]\nX-PolicyGroup=pgt-keep\n[Service]\nExecStart=/bin/sleep infinity\n' > /etc/systemd/system/pgt-late.service
+systemctl daemon-reload
+systemctl start pgt-late.service
+wait_for "a unit started after daemon-reexec gets its group" \
+        xattr_is "$cg$(unit_cgroup pgt-late.service)" user.policy.group pgt-keep
+
 systemctl restart policyd.service
 mark=$(date '+%Y-%m-%d %H:%M:%S')
 sleep 5
