@@ -1,0 +1,1284 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* policyd-generator: a systemd generator (systemd.generator(7)). It turns
+ * PolicyGroup= and X-PolicyGroup= in unit files into drop-ins with native
+ * properties, so that systemd applies the exec-time knobs (MemoryKSM=,
+ * NUMAPolicy=, NUMAMask=) before the first instruction of the unit runs, and
+ * the memory properties from the unit's very first start.
+ *
+ * It runs early at boot and at every daemon-reload, in parallel with other
+ * generators. It must be fast and must never fail boot: every problem is a
+ * warning, and the exit status is always 0. */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "conf-parse.h"
+#include "diagnostics.h"
+#include "log.h"
+#include "policy-load.h"
+#include "resolve.h"
+#include "unit-file.h"
+#include "util.h"
+
+#ifndef PR_GET_MEMORY_MERGE
+#define PR_GET_MEMORY_MERGE 68 /* Linux 6.4 */
+#endif
+
+#define DROPIN_FILE "50-policy-groups.conf"
+#define SYMLINK_MAX_FOLLOW 32
+
+/* ---- logging to the kernel log ----
+ *
+ * Under systemd, a generator's stderr is PID 1's, which is /dev/null, and a
+ * generator may not talk to journald (systemd.generator(7)). Like systemd's
+ * own generators, we then write to /dev/kmsg, which the journal imports.
+ * The shared log wrapper prints to stderr; stderr becomes a stream that
+ * turns each line into one kernel log record, at the level of the message.
+ * Every message passes through log_context(), which records that level. */
+
+static int kmsg_level = LOG_WARNING;
+static FILE *kmsg_saved_stderr; /* the real stderr, while ours goes to /dev/kmsg */
+#define log_context(level, ...) (kmsg_level = (level), log_context((level), __VA_ARGS__))
+
+typedef struct KmsgStream {
+        int fd;
+        GString *pending; /* the start of a line not yet ended */
+} KmsgStream;
+
+static void kmsg_stream_flush_line(KmsgStream *k, size_t n) {
+        g_autofree char *record = g_strdup_printf("<%d>policyd-generator[%d]: %.*s\n", kmsg_level, (int) getpid(),
+                                                  (int) n, k->pending->str);
+        /* One write() is one record. Lost records are not worth failing for. */
+        (void) !write(k->fd, record, strlen(record));
+        g_string_erase(k->pending, 0, (gssize) MIN(n + 1, k->pending->len));
+}
+
+static ssize_t kmsg_stream_write(void *cookie, const char *buf, size_t size) {
+        KmsgStream *k = cookie;
+        const char *nl;
+
+        g_string_append_len(k->pending, buf, (gssize) size);
+        while ((nl = memchr(k->pending->str, '\n', k->pending->len)))
+                kmsg_stream_flush_line(k, (size_t) (nl - k->pending->str));
+        return (ssize_t) size;
+}
+
+static int kmsg_stream_close(void *cookie) {
+        KmsgStream *k = cookie;
+
+        if (k->pending->len > 0)
+                kmsg_stream_flush_line(k, k->pending->len);
+        close(k->fd);
+        g_string_free(k->pending, TRUE);
+        g_free(k);
+        return 0;
+}
+
+/* As systemd's invoked_by_systemd(): the manager sets $SYSTEMD_EXEC_PID to
+ * the PID of what it spawns, and $SYSTEMD_SCOPE for generators (systemd 251). */
+static bool invoked_by_systemd(void) {
+        const char *e = getenv("SYSTEMD_EXEC_PID");
+        guint64 pid;
+
+        if (e && g_ascii_string_to_unsigned(e, 10, 1, G_MAXINT, &pid, NULL) && (pid_t) pid == getpid())
+                return true;
+        return getenv("SYSTEMD_SCOPE") != NULL;
+}
+
+static void log_to_kmsg_when_invoked_by_systemd(void) {
+        KmsgStream *k;
+        FILE *f;
+        int fd;
+
+        if (!invoked_by_systemd())
+                return;
+        fd = open("/dev/kmsg", O_WRONLY | O_NOCTTY | O_CLOEXEC);
+        if (fd < 0)
+                return; /* stderr it is */
+
+        k = g_new0(KmsgStream, 1);
+        k->fd = fd;
+        k->pending = g_string_new(NULL);
+        f = fopencookie(k, "w", (cookie_io_functions_t) { .write = kmsg_stream_write, .close = kmsg_stream_close });
+        if (!f) {
+                kmsg_stream_close(k);
+                return;
+        }
+        setvbuf(f, NULL, _IOLBF, 0);
+        kmsg_saved_stderr = stderr;
+        stderr = f; /* glibc's stderr is an ordinary variable */
+}
+
+static void log_to_kmsg_done(void) {
+        FILE *f = stderr;
+
+        if (!kmsg_saved_stderr)
+                return;
+        stderr = TAKE_PTR(kmsg_saved_stderr);
+        fclose(f);
+}
+
+/* The unit types whose properties we can set. Exec-time properties (KSM and
+ * NUMA policy) exist only where systemd forks processes of its own. */
+static const struct {
+        const char *suffix;
+        bool exec;
+} unit_types[] = {
+        { ".service", true }, { ".socket", true }, { ".mount", true },
+        { ".swap", true },    { ".slice", false }, { ".scope", false },
+};
+
+typedef enum EntryKind {
+        ENTRY_UNIT,     /* a unit file (a template too): foo.service, foo@.service */
+        ENTRY_INSTANCE, /* foo@bar.service: its own drop-in directory, the template's file */
+        ENTRY_DROPINS,  /* only NAME.d exists: a prefix ("foo-.service"), a transient or implicit unit */
+        ENTRY_TYPE,     /* the type directory "service.d": every unit of the type */
+} EntryKind;
+
+typedef struct Entry {
+        EntryKind kind;
+        char *name;       /* unit name; ".service" for the type directory */
+        char *dropin_dir; /* where our drop-in goes, relative to the output directory */
+        char *fragment;   /* resolved unit file, NULL when none */
+        bool masked;
+        GPtrArray *aliases; /* char*: alias names, whose drop-ins apply too */
+        char *template;     /* ENTRY_INSTANCE: foo@.service */
+
+        /* Filled by entry_read() */
+        GPtrArray *files;   /* char*: fragment then drop-ins, in systemd's order */
+        char **groups;      /* NULL when no file mentions PolicyGroup */
+        bool written;       /* a drop-in with settings was written */
+} Entry;
+
+static Entry *entry_free(Entry *e) {
+        if (!e)
+                return NULL;
+        g_free(e->name);
+        g_free(e->dropin_dir);
+        g_free(e->fragment);
+        g_clear_pointer(&e->aliases, g_ptr_array_unref);
+        g_free(e->template);
+        g_clear_pointer(&e->files, g_ptr_array_unref);
+        g_strfreev(e->groups);
+        g_free(e);
+        return NULL;
+}
+DEFINE_FREE_NOTIFY(entry_free, Entry)
+
+typedef struct Context {
+        const char *root;       /* NULL for the real root */
+        const char *output_dir; /* systemd's "normal" generator directory */
+        GPtrArray *unit_dirs;   /* char*: unit_search_dirs minus the generator directories */
+        PolicySet *policies;
+
+        GHashTable *entries;     /* name → Entry*, owned */
+        GHashTable *aliases;     /* alias name → canonical name (both owned) */
+        GHashTable *seen_names;  /* unit file names, first directory wins */
+        GHashTable *dropin_dirs; /* stems of every NAME.d directory found */
+
+        /* Facts about the running system, read under root. */
+        bool swap_known;
+        uint64_t swap_total;
+        NumaNodeMask memory_nodes;
+        bool ksm_supported;
+
+        GHashTable *warned; /* "group/knob/why" already warned about: once per boot is enough */
+        unsigned n_written;
+} Context;
+
+static char *path_under_root(const Context *c, const char *path) {
+        if (!c->root)
+                return g_strdup(path);
+        return g_build_filename(c->root, path, NULL);
+}
+
+/* The path as it will be on the real system: without the root prefix, so
+ * that drop-ins and logs name /usr/lib/policy.d/…, not /tmp/xyz/usr/lib/…. */
+static const char *path_display(const Context *c, const char *path) {
+        size_t n;
+
+        if (!c->root || !path)
+                return path;
+        n = strlen(c->root);
+        while (n > 0 && c->root[n - 1] == '/')
+                n--;
+        if (strncmp(path, c->root, n) == 0 && path[n] == '/')
+                return path + n;
+        return path;
+}
+
+/* "file:line", or "file" when the line is not known, as logs show them. */
+static char *location(const Context *c, const char *file, unsigned line) {
+        if (!file)
+                return g_strdup("");
+        if (line == 0)
+                return g_strdup(path_display(c, file));
+        return g_strdup_printf("%s:%u", path_display(c, file), line);
+}
+
+static int unit_type_index(const char *name) {
+        const char *dot = strrchr(name, '.');
+
+        if (!dot)
+                return -1;
+        for (size_t i = 0; i < ELEMENTSOF(unit_types); i++)
+                if (streq(dot, unit_types[i].suffix))
+                        return (int) i;
+        return -1;
+}
+
+static bool unit_name_plausible(const char *name) {
+        const char *dot = strrchr(name, '.');
+
+        return dot && dot > name && name[0] != '.' && !strchr(name, '/') && unit_type_index(name) >= 0;
+}
+
+/* "foo@bar.service" → true; "foo@.service" (the template) → false. */
+static bool unit_name_is_instance(const char *name) {
+        const char *at = strchr(name, '@'), *dot = strrchr(name, '.');
+        return at && dot && at + 1 < dot;
+}
+
+static char *unit_name_template(const char *name) {
+        const char *at = strchr(name, '@'), *dot = strrchr(name, '.');
+        return g_strdup_printf("%.*s%s", (int) (at - name + 1), name, dot);
+}
+
+/* The more general names whose NAME.d directories systemd also reads for
+ * this unit, most specific first: the template of an instance, then the
+ * dashed prefixes ("foo-bar-baz.service" → "foo-bar-.service",
+ * "foo-.service"). The type directory ("service.d") comes last, as the stem
+ * "service". Instance prefixes ("foo-@bar.service") are not followed. */
+static GPtrArray *unit_wider_names(const char *name) {
+        GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+        const char *dot = strrchr(name, '.'), *at;
+        g_autofree char *base = NULL;
+
+        if (!dot)
+                return out;
+        if (unit_name_is_instance(name)) {
+                g_autofree char *template = unit_name_template(name);
+                g_autoptr(GPtrArray) more = unit_wider_names(template);
+                g_ptr_array_add(out, TAKE_PTR(template));
+                for (guint i = 0; i < more->len; i++)
+                        g_ptr_array_add(out, g_strdup(g_ptr_array_index(more, i)));
+                return out;
+        }
+
+        /* systemd's unit_name_to_prefix(): what comes before '@' or the type. */
+        at = strchr(name, '@');
+        base = g_strndup(name, (gsize) ((at && at < dot ? at : dot) - name));
+        for (bool chopped = false;;) {
+                char *dash = strrchr(base, '-');
+
+                if (!dash || dash == base)
+                        break;
+                if (dash[1] == '\0' && !chopped) {
+                        *dash = '\0'; /* a trailing dash: chop it, once */
+                        chopped = true;
+                        continue;
+                }
+                dash[1] = '\0';
+                g_ptr_array_add(out, g_strconcat(base, dot, NULL));
+                *dash = '\0';
+                chopped = true;
+        }
+        if (name[0] != '.')
+                g_ptr_array_add(out, g_strdup(dot + 1));
+        return out;
+}
+
+/* ---- facts about the running system ---- */
+
+static void read_swap_total(Context *c) {
+        g_autofree char *path = path_under_root(c, "/proc/swaps");
+        g_autofree char *data = NULL;
+        size_t size;
+
+        if (read_full_file(path, &data, &size) < 0)
+                return;
+
+        c->swap_known = true;
+        g_auto(GStrv) lines = g_strsplit(data, "\n", -1);
+        /* "Filename Type Size Used Priority", sizes in KiB, after a header line. */
+        for (char **l = lines; *l; l++) {
+                g_auto(GStrv) words = NULL;
+                guint64 kib;
+
+                if (l == lines || isempty(*l))
+                        continue;
+                words = g_strsplit_set(*l, " \t", -1);
+                guint n = 0;
+                for (char **w = words; *w; w++) {
+                        if (**w == '\0' || ++n != 3)
+                                continue;
+                        if (g_ascii_string_to_unsigned(*w, 10, 0, UINT64_MAX / 1024, &kib, NULL))
+                                c->swap_total += kib * 1024;
+                }
+        }
+}
+
+static void read_memory_nodes(Context *c) {
+        static const char *const files[] = {
+                "/sys/devices/system/node/has_memory", /* N_MEMORY: what set_mempolicy() and cpuset.mems accept */
+                "/sys/devices/system/node/online",
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                g_autofree char *path = path_under_root(c, files[i]);
+                g_autofree char *data = NULL;
+                size_t size;
+
+                if (read_full_file(path, &data, &size) < 0)
+                        continue;
+                g_strstrip(data);
+                if (parse_numa_nodes(data, &c->memory_nodes, NULL) >= 0 && !numa_node_mask_is_empty(&c->memory_nodes))
+                        return;
+        }
+        /* No NUMA in the kernel: everything is node 0. */
+        c->memory_nodes = (NumaNodeMask) {};
+        numa_node_mask_set(&c->memory_nodes, 0);
+}
+
+static void probe_ksm(Context *c) {
+        g_autofree char *path = path_under_root(c, "/sys/kernel/mm/ksm");
+
+        /* systemd fails the unit's start when prctl(PR_SET_MEMORY_MERGE)
+         * returns EINVAL, which is what kernels before 6.4 or without
+         * CONFIG_KSM do. Only write MemoryKSM= where it works. Under --root
+         * the directory stands for the kernel. */
+        c->ksm_supported = g_file_test(path, G_FILE_TEST_IS_DIR);
+        if (c->ksm_supported && !c->root)
+                c->ksm_supported = prctl(PR_GET_MEMORY_MERGE, 0, 0, 0, 0) >= 0;
+}
+
+/* ---- finding units ---- */
+
+/* Follows a unit file symlink as systemd does, under root. Returns the final
+ * path, or NULL for a dangling link or a loop; sets *ret_masked for a link to
+ * /dev/null. */
+static char *chase_unit_file(const Context *c, const char *path, bool *ret_masked) {
+        g_autofree char *p = g_strdup(path);
+
+        *ret_masked = false;
+        for (unsigned i = 0; i < SYMLINK_MAX_FOLLOW; i++) {
+                g_autofree char *target = NULL;
+                struct stat st;
+
+                if (lstat(p, &st) < 0)
+                        return NULL;
+                if (!S_ISLNK(st.st_mode))
+                        return TAKE_PTR(p);
+
+                target = g_file_read_link(p, NULL);
+                if (!target)
+                        return NULL;
+                if (streq(target, "/dev/null")) {
+                        *ret_masked = true;
+                        return TAKE_PTR(p);
+                }
+                if (g_path_is_absolute(target)) {
+                        g_free(p);
+                        p = path_under_root(c, target);
+                } else {
+                        g_autofree char *dir = g_path_get_dirname(p);
+                        g_free(p);
+                        p = g_build_filename(dir, target, NULL);
+                }
+        }
+        return NULL;
+}
+
+/* For messages: the unit name, or "service.d" for the type directory. */
+static const char *entry_display(const Entry *e) {
+        return e->kind == ENTRY_TYPE ? e->dropin_dir : e->name;
+}
+
+static Entry *entry_new(Context *c, EntryKind kind, const char *name) {
+        Entry *e = g_new0(Entry, 1);
+
+        e->kind = kind;
+        e->name = g_strdup(name);
+        e->dropin_dir = kind == ENTRY_TYPE ? g_strconcat(name + 1, ".d", NULL) : g_strconcat(name, ".d", NULL);
+        e->aliases = g_ptr_array_new_with_free_func(g_free);
+        g_hash_table_insert(c->entries, e->name, e);
+        return e;
+}
+
+static void add_unit_file(Context *c, const char *dir, const char *name) {
+        g_autofree char *path = g_build_filename(dir, name, NULL);
+        g_autofree char *target = NULL;
+        g_autofree char *target_name = NULL;
+        bool masked;
+        struct stat st;
+
+        g_hash_table_add(c->seen_names, g_strdup(name));
+
+        target = chase_unit_file(c, path, &masked);
+        if (!target) {
+                log_debug("%s: dangling or looping symlink, ignoring.", path_display(c, path));
+                return;
+        }
+        if (masked) {
+                entry_new(c, ENTRY_UNIT, name)->masked = true;
+                return;
+        }
+        if (stat(target, &st) < 0 || !S_ISREG(st.st_mode)) {
+                log_debug("%s: not a regular file, ignoring.", path_display(c, path));
+                return;
+        }
+
+        target_name = g_path_get_basename(target);
+        if (streq(target_name, name)) {
+                /* A unit file, or a linked one (systemctl link). */
+                Entry *e = entry_new(c, ENTRY_UNIT, name);
+                e->fragment = TAKE_PTR(target);
+                e->masked = st.st_size == 0;
+                return;
+        }
+        if (!g_str_equal(strrchr(target_name, '.'), strrchr(name, '.'))) {
+                log_debug("%s: alias of a unit of another type, ignoring.", path_display(c, path));
+                return;
+        }
+        if (unit_name_is_instance(name)) {
+                g_autofree char *template = unit_name_template(name);
+                if (streq(template, target_name)) {
+                        /* foo@bar.service → foo@.service: an instance of the template. */
+                        Entry *e = entry_new(c, ENTRY_INSTANCE, name);
+                        e->fragment = TAKE_PTR(target);
+                        e->template = TAKE_PTR(template);
+                        e->masked = st.st_size == 0;
+                        return;
+                }
+        }
+        /* An alias: its drop-ins apply to the unit it names. */
+        g_hash_table_insert(c->aliases, g_strdup(name), TAKE_PTR(target_name));
+}
+
+static void scan_unit_dir(Context *c, const char *unit_dir) {
+        g_autofree char *dir = path_under_root(c, unit_dir);
+        g_autoptr(GError) error = NULL;
+        g_autoptr(GDir) d = g_dir_open(dir, 0, &error);
+        g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+        const char *e;
+
+        if (!d) {
+                if (!g_error_matches(error, G_FILE_ERROR, G_FILE_ERROR_NOENT) &&
+                    !g_error_matches(error, G_FILE_ERROR, G_FILE_ERROR_NOTDIR))
+                        log_warning("Cannot read %s, skipping it: %s", path_display(c, dir), error->message);
+                return;
+        }
+        while ((e = g_dir_read_name(d)))
+                if (e[0] != '.')
+                        g_ptr_array_add(names, g_strdup(e));
+        /* Sorted, so that results never depend on readdir order. */
+        g_ptr_array_sort(names, strcmp_ptr);
+
+        for (guint i = 0; i < names->len; i++) {
+                const char *name = g_ptr_array_index(names, i);
+
+                if (g_str_has_suffix(name, ".d")) {
+                        g_autofree char *stem = g_strndup(name, strlen(name) - 2);
+                        g_autofree char *p = g_build_filename(dir, name, NULL);
+
+                        if (g_file_test(p, G_FILE_TEST_IS_DIR))
+                                g_hash_table_add(c->dropin_dirs, TAKE_PTR(stem));
+                        continue;
+                }
+                if (!unit_name_plausible(name) || g_hash_table_contains(c->seen_names, name))
+                        continue;
+                add_unit_file(c, dir, name);
+        }
+}
+
+/* NAME.d directories without a unit file of their own. */
+static void add_dropin_only_entries(Context *c) {
+        g_autoptr(GPtrArray) stems = g_ptr_array_new();
+        GHashTableIter it;
+        gpointer key;
+
+        g_hash_table_iter_init(&it, c->dropin_dirs);
+        while (g_hash_table_iter_next(&it, &key, NULL))
+                g_ptr_array_add(stems, key);
+        g_ptr_array_sort(stems, strcmp_ptr);
+
+        for (guint i = 0; i < stems->len; i++) {
+                const char *stem = g_ptr_array_index(stems, i);
+
+                if (g_hash_table_contains(c->seen_names, stem))
+                        continue; /* a unit, masked or not, or an alias: handled with it */
+
+                bool is_type = false;
+                for (size_t t = 0; t < ELEMENTSOF(unit_types); t++)
+                        is_type = is_type || streq(stem, unit_types[t].suffix + 1);
+                if (is_type) {
+                        g_autofree char *name = g_strconcat(".", stem, NULL);
+                        entry_new(c, ENTRY_TYPE, name);
+                        continue;
+                }
+                if (!unit_name_plausible(stem))
+                        continue;
+
+                if (unit_name_is_instance(stem)) {
+                        g_autofree char *template = unit_name_template(stem);
+                        const Entry *t = g_hash_table_lookup(c->entries, template);
+
+                        if (strstr(stem, "-@")) {
+                                log_debug("%s.d: instance prefix directories are not supported, ignoring.", stem);
+                                continue;
+                        }
+                        if (!t || t->masked || t->kind != ENTRY_UNIT) {
+                                log_debug("%s.d: no unit file for template %s, ignoring.", stem, template);
+                                continue;
+                        }
+                        Entry *e = entry_new(c, ENTRY_INSTANCE, stem);
+                        e->fragment = g_strdup(t->fragment);
+                        e->template = TAKE_PTR(template);
+                        continue;
+                }
+                entry_new(c, ENTRY_DROPINS, stem);
+        }
+}
+
+static void attach_aliases(Context *c) {
+        GHashTableIter it;
+        gpointer key, value;
+
+        g_hash_table_iter_init(&it, c->aliases);
+        while (g_hash_table_iter_next(&it, &key, &value)) {
+                Entry *e = g_hash_table_lookup(c->entries, value);
+                if (!e) {
+                        log_debug("%s: alias of %s, which has no unit file here, ignoring.", (char *) key,
+                                  (char *) value);
+                        continue;
+                }
+                g_ptr_array_add(e->aliases, g_strdup(key));
+        }
+        /* Stable order, whatever the hash table did. */
+        g_hash_table_iter_init(&it, c->entries);
+        while (g_hash_table_iter_next(&it, NULL, &value))
+                g_ptr_array_sort(((Entry *) value)->aliases, strcmp_ptr);
+}
+
+/* ---- reading PolicyGroup= ---- */
+
+static bool has_dropin_dirs(const Context *c, const char *name) {
+        g_autoptr(GPtrArray) wider = NULL;
+
+        if (g_hash_table_contains(c->dropin_dirs, name))
+                return true;
+        wider = unit_wider_names(name);
+        for (guint i = 0; i < wider->len; i++)
+                if (g_hash_table_contains(c->dropin_dirs, g_ptr_array_index(wider, i)))
+                        return true;
+        return false;
+}
+
+/* Adds the *.conf files of DIRNAME from every unit directory to seen
+ * (basename → path), the stronger directory winning. */
+static void collect_conf_files(const Context *c, const char *dirname, GHashTable *seen) {
+        for (const char *const *d = (const char *const *) c->unit_dirs->pdata; *d; d++) {
+                g_autofree char *base = path_under_root(c, *d);
+                g_autofree char *dir = g_build_filename(base, dirname, NULL);
+                g_autoptr(GDir) listing = g_dir_open(dir, 0, NULL);
+                const char *f;
+
+                while (listing && (f = g_dir_read_name(listing)))
+                        if (f[0] != '.' && g_str_has_suffix(f, ".conf") && !g_hash_table_contains(seen, f))
+                                g_hash_table_insert(seen, g_strdup(f), g_build_filename(dir, f, NULL));
+        }
+}
+
+static void collect_unit_dropins(const Context *c, const char *name, GHashTable *seen) {
+        g_auto(GStrv) found = NULL;
+
+        if (!has_dropin_dirs(c, name))
+                return;
+        if (unit_file_find_dropins(c->root, (const char *const *) c->unit_dirs->pdata, name, &found) < 0)
+                return;
+        for (char **f = found; *f; f++) {
+                g_autofree char *b = g_path_get_basename(*f);
+                if (!g_hash_table_contains(seen, b))
+                        g_hash_table_insert(seen, TAKE_PTR(b), g_strdup(*f));
+        }
+}
+
+/* The files systemd reads for this entry: its fragment, then its drop-ins
+ * sorted by file name, a file name found earlier hiding later ones. */
+static GPtrArray *entry_files(const Context *c, const Entry *e) {
+        g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        g_autoptr(GPtrArray) dropins = g_ptr_array_new();
+        GPtrArray *files = g_ptr_array_new_with_free_func(g_free);
+        GHashTableIter it;
+        gpointer value;
+
+        switch (e->kind) {
+        case ENTRY_TYPE:
+                collect_conf_files(c, e->dropin_dir, seen);
+                break;
+        case ENTRY_INSTANCE:
+                /* unit_file_find_dropins() does not know instances: the
+                 * instance's own directory first, then all of the template's. */
+                collect_conf_files(c, e->dropin_dir, seen);
+                collect_unit_dropins(c, e->template, seen);
+                break;
+        case ENTRY_UNIT:
+        case ENTRY_DROPINS:
+                collect_unit_dropins(c, e->name, seen);
+                for (guint i = 0; i < e->aliases->len; i++)
+                        collect_unit_dropins(c, g_ptr_array_index(e->aliases, i), seen);
+                break;
+        }
+
+        if (e->fragment)
+                g_ptr_array_add(files, g_strdup(e->fragment));
+        g_hash_table_iter_init(&it, seen);
+        while (g_hash_table_iter_next(&it, NULL, &value))
+                g_ptr_array_add(dropins, value);
+        g_ptr_array_sort(dropins, basename_strcmp_ptr);
+        for (guint i = 0; i < dropins->len; i++)
+                g_ptr_array_add(files, g_strdup(g_ptr_array_index(dropins, i)));
+        return files;
+}
+
+/* A quick look for the key before parsing: nearly no unit file has it. */
+static bool file_mentions_policy_group(const char *path) {
+        g_autofree char *data = NULL;
+        size_t size;
+
+        if (read_full_file(path, &data, &size) < 0)
+                return false;
+        return memmem(data, size, "PolicyGroup", strlen("PolicyGroup")) != NULL;
+}
+
+static void entry_read(Context *c, Entry *e) {
+        g_autoptr(Diagnostics) diags = diagnostics_new();
+        bool mentioned = false;
+
+        e->files = entry_files(c, e);
+        for (guint i = 0; i < e->files->len && !mentioned; i++)
+                mentioned = file_mentions_policy_group(g_ptr_array_index(e->files, i));
+        if (!mentioned)
+                return;
+
+        /* The drop-ins, NULL-terminated. */
+        g_autoptr(GPtrArray) dropins = g_ptr_array_sized_new(e->files->len + 1);
+        for (guint i = e->fragment ? 1 : 0; i < e->files->len; i++)
+                g_ptr_array_add(dropins, g_ptr_array_index(e->files, i));
+        g_ptr_array_add(dropins, NULL);
+
+        (void) unit_file_read_policy_groups(e->name, e->fragment, (const char *const *) dropins->pdata, &e->groups,
+                                            diags);
+        for (guint i = 0; i < diags->items->len; i++) {
+                const Diagnostic *d = g_ptr_array_index(diags->items, i);
+                g_autofree char *where = location(c, d->file, d->line);
+                log_context(LOG_WARNING, 0, entry_display(e), NULL, d->file, d->line, "%s: %s", where, d->message);
+        }
+}
+
+/* Where the unit's files name group: the last assignment that does, for the warning. */
+static void find_group_assignment(const Entry *e, const char *group, const char **ret_file, unsigned *ret_line) {
+        const char *type_section = unit_type_section(e->name);
+
+        *ret_file = e->fragment ?: (e->files->len > 0 ? g_ptr_array_index(e->files, 0) : NULL);
+        *ret_line = 0;
+        for (guint i = 0; i < e->files->len; i++) {
+                const char *path = g_ptr_array_index(e->files, i);
+                g_autoptr(ConfFile) f = NULL;
+
+                if (conf_parse_file(path, &f, NULL) < 0)
+                        continue;
+                for (guint j = 0; j < f->assignments->len; j++) {
+                        const ConfAssignment *a = g_ptr_array_index(f->assignments, j);
+                        g_auto(GStrv) words = NULL;
+
+                        if (!streq(a->key, "PolicyGroup") && !streq(a->key, "X-PolicyGroup"))
+                                continue;
+                        if (!streq(a->section, "Unit") && !streq_ptr(a->section, type_section))
+                                continue;
+                        words = g_strsplit_set(a->value, " \t", -1);
+                        if (g_strv_contains((const char *const *) words, group)) {
+                                *ret_file = path;
+                                *ret_line = a->line;
+                        }
+                }
+        }
+}
+
+/* ---- writing the drop-in ---- */
+
+typedef struct Output {
+        Context *c;
+        const Entry *e;
+        bool exec;        /* the unit type has an exec context */
+        bool nodes_shown; /* the NUMANodes= source comment is already there */
+        GString *body;
+        bool any_setting;
+} Output;
+
+static void out_source(Output *o, const ResolvedKnob *k, Knob knob, const char *note) {
+        g_autofree char *v = knob_value_format(knob, &k->value);
+
+        g_string_append_printf(o->body, "# %s=%s from %s:%u (group %s)%s%s\n", knob_to_string(knob), v,
+                               strempty(path_display(o->c, k->source.file)), k->source.line, k->group,
+                               note ? ": " : "", strempty(note));
+}
+
+static void out_setting(Output *o, const char *property, const char *value) {
+        g_string_append_printf(o->body, "%s=%s\n", property, value);
+        o->any_setting = true;
+}
+
+/* Once per group, knob and reason: many units share a group. */
+static void warn_knob(const Output *o, const ResolvedKnob *k, Knob knob, const char *why) {
+        g_autofree char *v = knob_value_format(knob, &k->value);
+        g_autofree char *key = g_strdup_printf("%s/%s/%s", k->group, knob_to_string(knob), why);
+        g_autofree char *where = location(o->c, k->source.file, k->source.line);
+
+        if (!g_hash_table_add(o->c->warned, TAKE_PTR(key)))
+                return;
+        log_context(LOG_WARNING, 0, NULL, k->group, k->source.file, k->source.line,
+                    "%s: %s=%s of group '%s' is left out of generated drop-ins: %s.", where, knob_to_string(knob), v,
+                    k->group, why);
+}
+
+/* MemorySwapMax= and MemoryZSwapMax=: bytes or infinity. systemd reads a
+ * percentage as one of physical memory, so a share of swap becomes bytes here. */
+static void out_memory_limit(Output *o, const ResolvedKnob *k, Knob knob, const char *property) {
+        const MemoryLimit *l = &k->value.limit;
+        g_autofree char *value = NULL;
+
+        switch (l->kind) {
+        case MEMORY_LIMIT_INFINITY:
+                value = g_strdup("infinity");
+                break;
+        case MEMORY_LIMIT_BYTES:
+                value = format_size(l->bytes); /* K, M, G: base 1024, as systemd reads them */
+                break;
+        case MEMORY_LIMIT_PERCENT:
+                if (!o->c->swap_known || o->c->swap_total == 0) {
+                        /* Usual at boot: generators run before swap is on. */
+                        out_source(o, k, knob,
+                                   "no swap was active when the generator ran; policyd sets it when the unit starts");
+                        g_autofree char *where = location(o->c, k->source.file, k->source.line);
+                        log_context(LOG_INFO, 0, entry_display(o->e), k->group, k->source.file, k->source.line,
+                                    "%s: %s= is a share of swap, and no swap is active yet; leaving it to policyd.",
+                                    where, knob_to_string(knob));
+                        return;
+                }
+                {
+                        g_autofree char *total = format_size(o->c->swap_total);
+                        g_autofree char *note =
+                                g_strdup_printf("a share of the %s of swap active when the generator ran", total);
+                        /* Rounded down to whole KiB; the kernel rounds to pages anyway. */
+                        uint64_t bytes = (uint64_t) ((unsigned __int128) o->c->swap_total * l->permyriad /
+                                                     PERMYRIAD_MAX) & ~UINT64_C(1023);
+                        out_source(o, k, knob, note);
+                        value = format_size(bytes);
+                        out_setting(o, property, value);
+                        return;
+                }
+        }
+        out_source(o, k, knob, NULL);
+        out_setting(o, property, value);
+}
+
+static void out_ksm(Output *o, const ResolvedKnob *k) {
+        if (!o->exec) {
+                out_source(o, k, KNOB_KSM, "no exec-time settings in this unit type; policyd applies it to processes");
+                return;
+        }
+        if (!o->c->ksm_supported) {
+                out_source(o, k, KNOB_KSM, "the kernel has no prctl(PR_SET_MEMORY_MERGE)");
+                if (k->value.boolean)
+                        warn_knob(o, k, KNOB_KSM,
+                                  "the kernel has no per-process KSM (Linux 6.4 with CONFIG_KSM), and systemd would "
+                                  "fail the unit's start");
+                return;
+        }
+        out_source(o, k, KNOB_KSM, NULL);
+        out_setting(o, "MemoryKSM", k->value.boolean ? "yes" : "no");
+}
+
+static bool nodes_available(const Output *o, const NumaNodeMask *m) {
+        for (unsigned n = 0; n < NUMA_NODES_MAX; n++)
+                if (numa_node_mask_test(m, n) && !numa_node_mask_test(&o->c->memory_nodes, n))
+                        return false;
+        return true;
+}
+
+static unsigned nodes_count(const NumaNodeMask *m) {
+        unsigned count = 0;
+        for (unsigned n = 0; n < NUMA_NODES_MAX; n++)
+                count += numa_node_mask_test(m, n);
+        return count;
+}
+
+
+/* NUMAPolicy= and NUMAMask=. systemd fails the unit's start when
+ * set_mempolicy() refuses the pair, so only pairs that work are written. */
+static void out_numa_policy(Output *o, const ResolvedKnob *policy, const ResolvedKnob *nodes) {
+        NumaPolicy p = policy->value.numa_policy;
+        const NumaNodeMask *mask = nodes->set ? &nodes->value.numa_nodes : NULL;
+        bool with_mask = false;
+
+        if (!o->exec) {
+                out_source(o, policy, KNOB_NUMA_POLICY,
+                           "no exec-time settings in this unit type; policyd applies it to processes");
+                return;
+        }
+
+        switch (p) {
+        case NUMA_POLICY_DEFAULT:
+        case NUMA_POLICY_LOCAL:
+                break;
+        case NUMA_POLICY_PREFERRED:
+                /* Without nodes, "preferred" means the local node. systemd
+                 * 257 has no preferred-many: one node at most. */
+                if (mask && nodes_count(mask) != 1) {
+                        out_source(o, policy, KNOB_NUMA_POLICY, "preferred takes exactly one node in NUMANodes=");
+                        warn_knob(o, policy, KNOB_NUMA_POLICY,
+                                  "systemd takes exactly one node for NUMAPolicy=preferred, and NUMANodes= has more");
+                        return;
+                }
+                with_mask = mask != NULL;
+                break;
+        case NUMA_POLICY_BIND:
+        case NUMA_POLICY_INTERLEAVE:
+                if (!mask) {
+                        out_source(o, policy, KNOB_NUMA_POLICY, "no NUMANodes= to go with it");
+                        warn_knob(o, policy, KNOB_NUMA_POLICY, "no group sets NUMANodes= for it");
+                        return;
+                }
+                with_mask = true;
+                break;
+        case NUMA_POLICY_WEIGHTED_INTERLEAVE:
+        default:
+                /* systemd's mpol table has default, preferred, bind, interleave
+                 * and local up to at least v257; weighted-interleave came later. */
+                out_source(o, policy, KNOB_NUMA_POLICY, "systemd has no weighted-interleave NUMAPolicy=");
+                warn_knob(o, policy, KNOB_NUMA_POLICY,
+                          "systemd (up to at least 257) has no weighted-interleave; policyd applies it to running "
+                          "processes where the group allows ApplyToRunning=");
+                return;
+        }
+
+        if (with_mask && !nodes_available(o, mask)) {
+                g_autofree char *have = format_numa_nodes(&o->c->memory_nodes);
+                g_autofree char *why =
+                        g_strdup_printf("NUMANodes= names nodes without memory here (nodes with memory: %s)", have);
+                out_source(o, policy, KNOB_NUMA_POLICY, why);
+                warn_knob(o, policy, KNOB_NUMA_POLICY, why);
+                return;
+        }
+
+        out_source(o, policy, KNOB_NUMA_POLICY, NULL);
+        out_setting(o, "NUMAPolicy", numa_policy_to_string(p));
+        if (with_mask) {
+                g_autofree char *v = format_numa_nodes(mask);
+                out_source(o, nodes, KNOB_NUMA_NODES, NULL);
+                out_setting(o, "NUMAMask", v);
+                o->nodes_shown = true;
+        }
+}
+
+/* AllowedMemoryNodes= (cpuset.mems). The kernel refuses nodes without memory. */
+static void out_allowed_nodes(Output *o, const ResolvedKnob *nodes) {
+        g_autofree char *v = format_numa_nodes(&nodes->value.numa_nodes);
+
+        if (!nodes_available(o, &nodes->value.numa_nodes)) {
+                g_autofree char *have = format_numa_nodes(&o->c->memory_nodes);
+                g_autofree char *why = g_strdup_printf("names nodes without memory here (nodes with memory: %s)", have);
+                out_source(o, nodes, KNOB_NUMA_NODES, why);
+                warn_knob(o, nodes, KNOB_NUMA_NODES, why);
+                return;
+        }
+        if (!o->nodes_shown)
+                out_source(o, nodes, KNOB_NUMA_NODES, NULL);
+        out_setting(o, "AllowedMemoryNodes", v);
+}
+
+static void out_knobs(Output *o, const Resolution *r) {
+        for (int k = 0; k < _KNOB_MAX; k++) {
+                const ResolvedKnob *rk = &r->knobs[k];
+
+                if (!rk->set)
+                        continue;
+                switch ((Knob) k) {
+                case KNOB_SWAP_MAX:
+                        out_memory_limit(o, rk, KNOB_SWAP_MAX, "MemorySwapMax");
+                        break;
+                case KNOB_ZSWAP_MAX:
+                        out_memory_limit(o, rk, KNOB_ZSWAP_MAX, "MemoryZSwapMax");
+                        break;
+                case KNOB_ZSWAP_WRITEBACK:
+                        /* systemd 256; older versions warn about the key and go on. */
+                        out_source(o, rk, KNOB_ZSWAP_WRITEBACK, NULL);
+                        out_setting(o, "MemoryZSwapWriteback", rk->value.boolean ? "yes" : "no");
+                        break;
+                case KNOB_SWAP_HIGH:
+                        out_source(o, rk, KNOB_SWAP_HIGH, "systemd has no property; policyd writes memory.swap.high");
+                        break;
+                case KNOB_SWAP_TIERS:
+                        out_source(o, rk, KNOB_SWAP_TIERS, "systemd has no property; policyd applies it");
+                        break;
+                case KNOB_KSM:
+                        out_ksm(o, rk);
+                        break;
+                case KNOB_NUMA_POLICY:
+                        out_numa_policy(o, rk, &r->knobs[KNOB_NUMA_NODES]);
+                        break;
+                case KNOB_NUMA_NODES:
+                        out_allowed_nodes(o, rk);
+                        break;
+                case _KNOB_MAX:
+                        break;
+                }
+        }
+}
+
+/* Writes a temporary file next to path and renames it into place, so that
+ * nobody reads half a drop-in. No fsync(): the output directories are on
+ * tmpfs, and systemd makes them anew at every run. */
+static int write_file_atomic(const char *path, const char *content) {
+        g_autofree char *tmp = g_strconcat(path, ".XXXXXX", NULL);
+        size_t size = strlen(content);
+        _cleanup_close_ int fd = -1;
+        int r = 0;
+
+        fd = mkostemp(tmp, O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        for (size_t done = 0; done < size && r == 0;) {
+                ssize_t k = write(fd, content + done, size - done);
+                if (k < 0 && errno != EINTR)
+                        r = -errno;
+                else if (k > 0)
+                        done += (size_t) k;
+        }
+        if (r == 0 && fchmod(fd, 0644) < 0)
+                r = -errno;
+        if (r == 0 && rename(tmp, path) < 0)
+                r = -errno;
+        if (r < 0)
+                (void) unlink(tmp);
+        return r;
+}
+
+static int write_dropin(Context *c, const Entry *e, const char *content) {
+        g_autofree char *dir = g_build_filename(c->output_dir, e->dropin_dir, NULL);
+        g_autofree char *path = g_build_filename(dir, DROPIN_FILE, NULL);
+        int r;
+
+        if (g_mkdir_with_parents(dir, 0755) < 0)
+                return log_warning_errno(errno, "%s: cannot create %s: %m", entry_display(e), dir);
+        r = write_file_atomic(path, content);
+        if (r < 0)
+                return log_warning_errno(r, "%s: cannot write %s: %m", entry_display(e), path);
+        log_debug("%s: wrote %s", entry_display(e), path);
+        c->n_written++;
+        return 0;
+}
+
+static bool wider_written(const Context *c, const Entry *e) {
+        g_autoptr(GPtrArray) wider = NULL;
+
+        if (e->kind == ENTRY_TYPE)
+                return false;
+        wider = unit_wider_names(e->name);
+        for (guint i = 0; i < wider->len; i++) {
+                const char *w = g_ptr_array_index(wider, i);
+                g_autofree char *type_name = strchr(w, '.') ? NULL : g_strconcat(".", w, NULL);
+                const Entry *we = g_hash_table_lookup(c->entries, type_name ?: w);
+                if (we && we->written)
+                        return true;
+        }
+        return false;
+}
+
+static void append_groups_header(GString *s, const Resolution *r) {
+        g_string_append(s, "# Policy groups:");
+        for (guint i = 0; i < r->memberships->len; i++)
+                g_string_append_printf(s, " %s", ((const Membership *) g_ptr_array_index(r->memberships, i))->group);
+        g_string_append_c(s, '\n');
+        for (guint i = 0; i < r->notes->len; i++) {
+                const ResolveNote *n = g_ptr_array_index(r->notes, i);
+                g_string_append_printf(s, "# Ignored: %s (%s)\n", n->group,
+                                       n->kind == RESOLVE_NOTE_MASKED_GROUP ? "masked" : "no such group");
+        }
+}
+
+static void report_notes(const Context *c, const Entry *e, const Resolution *r) {
+        for (guint i = 0; i < r->notes->len; i++) {
+                const ResolveNote *n = g_ptr_array_index(r->notes, i);
+                g_autofree char *where = NULL;
+                const char *file;
+                unsigned line;
+
+                find_group_assignment(e, n->group, &file, &line);
+                where = location(c, file, line);
+                if (n->kind == RESOLVE_NOTE_MASKED_GROUP)
+                        log_context(LOG_INFO, 0, entry_display(e), n->group, file, line,
+                                    "%s: policy group '%s' is masked, ignoring it.", where, n->group);
+                else
+                        log_context(LOG_WARNING, 0, entry_display(e), n->group, file, line,
+                                    "%s: unknown policy group '%s', ignoring it.", where, n->group);
+        }
+}
+
+static void entry_generate(Context *c, Entry *e) {
+        g_autoptr(Resolution) r = NULL;
+        g_autoptr(GString) s = g_string_new(NULL);
+        g_autoptr(GString) body = g_string_new(NULL);
+        Output o = {
+                .c = c,
+                .e = e,
+                .exec = unit_types[unit_type_index(e->name)].exec,
+                .body = body,
+        };
+
+        if (e->masked)
+                return;
+
+        if (e->groups && e->groups[0]) {
+                g_autoptr(GPtrArray) excluded = policy_set_sorted_names(c->policies);
+                g_autofree char *cgroup = g_strconcat("/system.slice/", e->name, NULL);
+                int k;
+
+                /* Only the groups the unit names. [Match] rules need the
+                 * running unit (cgroup, xattrs, owner): policyd applies them.
+                 * Excluding every other group keeps them out of the merge. */
+                for (guint i = excluded->len; i > 0; i--)
+                        if (g_strv_contains((const char *const *) e->groups, g_ptr_array_index(excluded, i - 1)))
+                                g_ptr_array_remove_index(excluded, i - 1);
+                g_ptr_array_add(excluded, NULL);
+
+                Candidate cand = {
+                        .unit = e->name,
+                        .cgroup = cgroup,
+                        .unit_groups = (const char *const *) e->groups,
+                        .runtime_excluded = (const char *const *) excluded->pdata,
+                };
+                k = resolve_candidate(c->policies, &cand, &r);
+                if (k < 0) {
+                        log_warning_errno(k, "%s: cannot resolve its policy groups, skipping it: %m",
+                                          entry_display(e));
+                        return;
+                }
+                report_notes(c, e, r);
+        }
+
+        if (r && r->memberships->len > 0) {
+                out_knobs(&o, r);
+
+                g_string_append(s, "# Generated by policyd-generator(8). Do not edit: systemd runs the generator\n"
+                                   "# again at boot and at every daemon-reload.\n");
+                append_groups_header(s, r);
+                g_string_append(s, "# Named in:");
+                for (guint i = 0; i < e->files->len; i++) {
+                        const char *f = g_ptr_array_index(e->files, i);
+                        if (file_mentions_policy_group(f))
+                                g_string_append_printf(s, "\n#   %s", path_display(c, f));
+                }
+                g_string_append(s, "\n# [Match] rules, xattrs, SwapHigh= and swap tiers are applied by policyd.\n");
+        }
+
+        if (o.any_setting) {
+                g_string_append_printf(s, "\n[%s]\n%s", unit_type_section(e->name), body->str);
+                e->written = write_dropin(c, e, s->str) >= 0;
+        } else if (wider_written(c, e)) {
+                /* Our drop-in of the same name in a wider directory (foo-.service.d,
+                 * service.d, a template's) would apply; hide it. */
+                if (s->len == 0)
+                        g_string_append(s, "# Generated by policyd-generator(8). Do not edit.\n");
+                g_string_append_printf(s, "# %s gets no settings from policy groups: this file hides the %s\n"
+                                          "# of a more general drop-in directory.\n",
+                                       entry_display(e), DROPIN_FILE);
+                (void) write_dropin(c, e, s->str);
+        }
+}
+
+/* ---- main ---- */
+
+static int compare_entries(const void *a, const void *b) {
+        const Entry *x = *(const Entry *const *) a, *y = *(const Entry *const *) b;
+        size_t lx = strlen(x->name), ly = strlen(y->name);
+
+        /* Every wider name is shorter, so wider drop-ins are settled first. */
+        if (lx != ly)
+                return lx < ly ? -1 : 1;
+        return strcmp(x->name, y->name);
+}
+
+static void run(Context *c) {
+        g_autoptr(Diagnostics) diags = diagnostics_new();
+        g_autoptr(GPtrArray) sorted = g_ptr_array_new();
+        GHashTableIter it;
+        gpointer value;
+        int r;
+
+        r = policy_set_load(c->root, NULL, &c->policies, diags);
+        diagnostics_sort(diags);
+        for (guint i = 0; i < diags->items->len; i++) {
+                const Diagnostic *d = g_ptr_array_index(diags->items, i);
+                g_autofree char *where = location(c, d->file, d->line);
+                log_context(LOG_WARNING, 0, NULL, NULL, d->file, d->line, "%s: %s", where, d->message);
+        }
+        if (r < 0) {
+                log_warning_errno(r, "Cannot load policy groups, generating nothing: %m");
+                return;
+        }
+        if (policy_set_size(c->policies) == 0) {
+                log_debug("No policy groups, nothing to do.");
+                return;
+        }
+
+        read_swap_total(c);
+        read_memory_nodes(c);
+        probe_ksm(c);
+
+        for (const char *const *d = (const char *const *) c->unit_dirs->pdata; *d; d++)
+                scan_unit_dir(c, *d);
+        add_dropin_only_entries(c);
+        attach_aliases(c);
+
+        g_hash_table_iter_init(&it, c->entries);
+        while (g_hash_table_iter_next(&it, NULL, &value))
+                g_ptr_array_add(sorted, value);
+        g_ptr_array_sort(sorted, compare_entries);
+
+        for (guint i = 0; i < sorted->len; i++) {
+                Entry *e = g_ptr_array_index(sorted, i);
+                if (!e->masked)
+                        entry_read(c, e);
+        }
+        for (guint i = 0; i < sorted->len; i++)
+                entry_generate(c, g_ptr_array_index(sorted, i));
+
+        log_debug("Looked at %u units and drop-in directories, wrote %u drop-ins.", sorted->len, c->n_written);
+}
+
+static void context_done(Context *c) {
+        g_clear_pointer(&c->unit_dirs, g_ptr_array_unref);
+        c->policies = policy_set_free(c->policies);
+        g_clear_pointer(&c->entries, g_hash_table_unref);
+        g_clear_pointer(&c->aliases, g_hash_table_unref);
+        g_clear_pointer(&c->seen_names, g_hash_table_unref);
+        g_clear_pointer(&c->dropin_dirs, g_hash_table_unref);
+        g_clear_pointer(&c->warned, g_hash_table_unref);
+}
+
+static void help(void) {
+        printf("Usage: policyd-generator [--root=DIR] NORMAL_DIR [EARLY_DIR LATE_DIR]\n"
+               "\n"
+               "systemd runs this generator at boot and at daemon-reload. It writes\n"
+               "NORMAL_DIR/UNIT.d/" DROPIN_FILE " for units whose files name policy groups\n"
+               "with PolicyGroup= or X-PolicyGroup=. See policyd-generator(8).\n"
+               "\n"
+               "  --root=DIR   read unit files, policies, /proc and /sys below DIR\n"
+               "  -h, --help   show this help\n");
+}
+
+static int parse_log_level(const char *s) {
+        static const char *const names[] = { "emerg", "alert", "crit", "err", "warning", "notice", "info", "debug" };
+        guint64 n;
+
+        for (size_t i = 0; i < ELEMENTSOF(names); i++)
+                if (streq(s, names[i]))
+                        return (int) i;
+        if (g_ascii_string_to_unsigned(s, 10, 0, LOG_DEBUG, &n, NULL))
+                return (int) n;
+        return -1;
+}
+
+/* Returns 1 to generate, 0 when there is nothing to do (help was shown). */
+static int parse_argv(int argc, char *argv[], char **ret_root, const char **ret_output_dir) {
+        g_autofree char *root = NULL;
+        int i = 1;
+
+        for (; i < argc && argv[i][0] == '-'; i++) {
+                if (streq(argv[i], "-h") || streq(argv[i], "--help")) {
+                        help();
+                        return 0;
+                } else if (g_str_has_prefix(argv[i], "--root=")) {
+                        g_free(root);
+                        root = g_strdup(argv[i] + strlen("--root="));
+                } else if (streq(argv[i], "--root") && i + 1 < argc) {
+                        g_free(root);
+                        root = g_strdup(argv[++i]);
+                } else if (streq(argv[i], "--")) {
+                        i++;
+                        break;
+                } else
+                        log_warning("Unknown option %s, ignoring it.", argv[i]);
+        }
+        if (i >= argc) {
+                /* Only a person runs it without arguments. */
+                help();
+                return 0;
+        }
+        /* systemd passes three; be lenient with anything else. */
+        if (argc - i != 1 && argc - i != 3)
+                log_warning("Expected 1 or 3 directories, got %d; writing to %s.", argc - i, argv[i]);
+
+        if (root) {
+                while (strlen(root) > 1 && g_str_has_suffix(root, "/"))
+                        root[strlen(root) - 1] = '\0';
+                if (streq(root, "/") || root[0] == '\0')
+                        g_clear_pointer(&root, g_free);
+        }
+        *ret_root = TAKE_PTR(root);
+        *ret_output_dir = argv[i];
+        return 1;
+}
+
+static void generate(const char *root, const char *output_dir) {
+        Context c = {
+                .root = root,
+                .output_dir = output_dir,
+                .unit_dirs = g_ptr_array_new(),
+                .entries = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, entry_free_notify),
+                .aliases = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free),
+                .seen_names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+                .dropin_dirs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+                .warned = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+        };
+
+        /* Other generators write to these while we run; and the normal
+         * directory holds our own output on a rerun by hand. */
+        for (const char *const *d = unit_search_dirs; *d; d++)
+                if (!g_str_has_prefix(*d, "/run/systemd/generator"))
+                        g_ptr_array_add(c.unit_dirs, (gpointer) *d);
+        g_ptr_array_add(c.unit_dirs, NULL);
+
+        run(&c);
+        context_done(&c);
+}
+
+int main(int argc, char *argv[]) {
+        g_autofree char *root = NULL;
+        const char *output_dir = NULL;
+        const char *e;
+
+        log_to_kmsg_when_invoked_by_systemd();
+        log_setup("policyd-generator", LOG_TARGET_CONSOLE);
+        /* Quiet by default: boot logs get warnings only. */
+        log_set_max_level(LOG_NOTICE);
+        e = getenv("SYSTEMD_LOG_LEVEL");
+        if (e && parse_log_level(e) >= 0)
+                log_set_max_level(parse_log_level(e));
+
+        /* Policy groups are for the system manager. */
+        if (parse_argv(argc, argv, &root, &output_dir) > 0 && !streq_ptr(getenv("SYSTEMD_SCOPE"), "user"))
+                generate(root, output_dir);
+
+        log_to_kmsg_done();
+        return 0; /* never fail boot */
+}
