@@ -865,8 +865,7 @@ static void out_numa_policy(Output *o, const ResolvedKnob *policy, const Resolve
                  * and local up to at least v257; weighted-interleave came later. */
                 out_source(o, policy, KNOB_NUMA_POLICY, "systemd has no weighted-interleave NUMAPolicy=");
                 warn_knob(o, policy, KNOB_NUMA_POLICY,
-                          "systemd (up to at least 257) has no weighted-interleave; policyd applies it to running "
-                          "processes where the group allows ApplyToRunning=");
+                          "systemd (up to at least 257) has no weighted-interleave NUMAPolicy=; it is not applied");
                 return;
         }
 

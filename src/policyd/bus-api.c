@@ -382,7 +382,7 @@ static int method_assign_common(sd_bus_message *msg, Manager *m, sd_bus_error *e
         if (r < 0)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
                                          "'%s' is not a unit name, a cgroup path below the root, or a PID.", arg);
-        if (key[0] == '/') {
+        if (key[0] == '/' && assign) {
                 g_autofree char *path = g_build_filename(m->cgroup_root, key, NULL);
                 if (!g_file_test(path, G_FILE_TEST_IS_DIR))
                         return sd_bus_error_setf(error, POLICYD_ERROR_NO_SUCH_TARGET, "No cgroup %s.", key);
@@ -534,12 +534,12 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
 static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("Version", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_CONST),
-        SD_BUS_PROPERTY("DryRun", "b", property_get, 0, 0),
-        SD_BUS_PROPERTY("NGroups", "u", property_get, 0, 0),
-        SD_BUS_PROPERTY("NMembers", "u", property_get, 0, 0),
-        SD_BUS_PROPERTY("LastReloadTimestamp", "t", property_get, 0, 0),
-        SD_BUS_PROPERTY("NConfigErrors", "u", property_get, 0, 0),
-        SD_BUS_PROPERTY("NConfigWarnings", "u", property_get, 0, 0),
+        SD_BUS_PROPERTY("DryRun", "b", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("NGroups", "u", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("NMembers", "u", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("LastReloadTimestamp", "t", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("NConfigErrors", "u", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("NConfigWarnings", "u", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_METHOD_WITH_NAMES("ListGroups", NULL, , "a(suss)", SD_BUS_PARAM(groups), method_list_groups,
                                  SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("GetGroup", "s", SD_BUS_PARAM(name), "ussass",

@@ -435,6 +435,30 @@ void target_apply(Target *t) {
 
 /* ---- units ---- */
 
+/* dbus-daemon allows 128 pending replies per connection by default: a
+ * refresh of every unit at once would overrun it on a busy machine. */
+#define REFRESHES_IN_FLIGHT_MAX 32
+
+static void pump_refreshes(Manager *m) {
+        while (m->refreshes_in_flight < REFRESHES_IN_FLIGHT_MAX && !g_queue_is_empty(m->refresh_queue)) {
+                g_autofree char *key = g_queue_pop_head(m->refresh_queue);
+                Target *t = manager_find_target(m, key);
+                if (!t)
+                        continue;
+                t->refresh_queued = false;
+                /* Sent calls count in pending_calls before the one that
+                 * ended is uncounted, so --once cannot exit in between. */
+                if (systemd_refresh_unit(t) >= 0)
+                        m->refreshes_in_flight++;
+        }
+}
+
+void manager_refresh_finished(Manager *m) {
+        if (m->refreshes_in_flight > 0)
+                m->refreshes_in_flight--;
+        pump_refreshes(m);
+}
+
 void manager_refresh_unit(Manager *m, const char *unit, const char *object_path) {
         Target *t = manager_find_target(m, unit);
 
@@ -446,9 +470,11 @@ void manager_refresh_unit(Manager *m, const char *unit, const char *object_path)
                 g_free(t->object_path);
                 t->object_path = g_strdup(object_path);
         }
-        if (!t->object_path)
+        if (!t->object_path || t->refresh_queued)
                 return;
-        (void) systemd_refresh_unit(t);
+        t->refresh_queued = true;
+        g_queue_push_tail(m->refresh_queue, g_strdup(unit));
+        pump_refreshes(m);
 }
 
 void manager_forget_unit(Manager *m, const char *unit) {
@@ -640,6 +666,32 @@ static void keep_last_good_groups(PolicySet *old, PolicySet *new) {
         }
 }
 
+/* policyd-generator turned the groups that unit files name into drop-ins
+ * at the last daemon-reload. When such a group changed, those drop-ins are
+ * stale until systemd runs the generator again. */
+static bool unit_file_groups_changed(Manager *m, const PolicySet *new) {
+        GHashTableIter it;
+        gpointer value;
+
+        g_hash_table_iter_init(&it, m->targets);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                const Target *t = value;
+                for (guint i = 0; t->resolution && i < t->resolution->memberships->len; i++) {
+                        const Membership *mb = g_ptr_array_index(t->resolution->memberships, i);
+                        if (mb->source != MEMBERSHIP_UNIT_FILE)
+                                continue;
+                        const PolicyGroup *a = policy_set_get(m->policies, mb->group);
+                        const PolicyGroup *b = policy_set_get(new, mb->group);
+                        if (!a || !b)
+                                return true;
+                        g_autofree char *fa = policy_group_format(a), *fb = policy_group_format(b);
+                        if (!streq(fa, fb))
+                                return true;
+                }
+        }
+        return false;
+}
+
 int manager_reload(Manager *m) {
         g_autoptr(Diagnostics) diags = diagnostics_new();
         g_autoptr(PolicySet) set = NULL;
@@ -668,6 +720,7 @@ int manager_reload(Manager *m) {
                 log_warning_errno(r, "Failed to probe swap facilities: %m");
 
         keep_last_good_groups(m->policies, set);
+        bool regenerate = m->started && unit_file_groups_changed(m, set);
 
         /* Swap in whole; the old set goes only now. */
         policy_set_free(m->policies);
@@ -692,6 +745,15 @@ int manager_reload(Manager *m) {
         if (!m->started)
                 return 0;
         bus_api_emit_reloaded(m);
+        if (regenerate) {
+                if (m->dry_run)
+                        log_notice("Would ask systemd to reload: groups that unit files name have changed.");
+                else {
+                        log_info("Groups that unit files name have changed; asking systemd to reload, so that "
+                                 "policyd-generator's drop-ins follow.");
+                        (void) systemd_daemon_reload(m);
+                }
+        }
         /* Unit files may name groups that just appeared or went away. */
         manager_refresh_all(m);
         (void) sd_notifyf(false, "READY=1\nSTATUS=Applying %u policy groups to %u units and cgroups.",
@@ -833,6 +895,7 @@ int manager_new(const char *cgroup_root, bool dry_run, bool once, Manager **ret)
         m->dry_run = m->dry_run_argument = dry_run;
         m->once = once;
         m->targets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, target_free_notify);
+        m->refresh_queue = g_queue_new();
         m->assignments = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, ptr_array_destroy);
         m->exclusions = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, ptr_array_destroy);
         m->policies = policy_set_new();
@@ -870,6 +933,7 @@ int manager_new(const char *cgroup_root, bool dry_run, bool once, Manager **ret)
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
+        g_queue_free_full(m->refresh_queue, g_free);
         g_hash_table_unref(m->targets);
         g_hash_table_unref(m->assignments);
         g_hash_table_unref(m->exclusions);

@@ -48,6 +48,7 @@ typedef struct Target {
         GPtrArray *last_report;      /* Action* of the last apply, for explain */
 
         unsigned refresh_generation; /* drops replies of superseded refreshes */
+        bool refresh_queued;
 } Target;
 
 struct Manager {
@@ -72,6 +73,8 @@ struct Manager {
         bool started;              /* READY=1 sent; later loads are reloads */
         bool subscribed;
         unsigned pending_calls;    /* all calls in flight; --once exits at zero after start */
+        GQueue *refresh_queue;     /* keys of units waiting to be re-read */
+        unsigned refreshes_in_flight;
         bool startup_listed;
         unsigned reconnect_attempt;
         sd_event_source *reconnect_timer;
@@ -109,6 +112,9 @@ void manager_save_target(Manager *m, Target *t);
 void manager_update_rescan_timer(Manager *m);
 /* Called once the bus name is ours: only then do we start changing things. */
 void manager_name_acquired(Manager *m);
+
+/* A unit refresh ended (replied, failed or superseded): start the next. */
+void manager_refresh_finished(Manager *m);
 
 void manager_call_started(Manager *m);
 void manager_call_finished(Manager *m);

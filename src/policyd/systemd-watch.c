@@ -15,6 +15,7 @@ typedef struct CallContext {
         Manager *manager;
         char *key;
         unsigned generation;
+        bool ends_refresh; /* the last call of a unit refresh: frees a slot */
         char *property; /* SetUnitProperties only */
         char *previous;
         char *written;
@@ -32,6 +33,8 @@ static CallContext *call_context_new(Manager *m, const char *key, unsigned gener
 static void call_context_free(CallContext *c) {
         if (!c)
                 return;
+        if (c->ends_refresh)
+                manager_refresh_finished(c->manager);
         manager_call_finished(c->manager);
         g_free(c->key);
         g_free(c->property);
@@ -158,7 +161,8 @@ static int read_variant_as_string(sd_bus_message *msg, char **ret) {
                 if (r < 0)
                         return r;
                 /* Joined with newlines; split by the caller that wants a list. */
-                *ret = g_strjoinv("\n", strv);
+                /* sd-bus gives NULL for an empty array. */
+                *ret = strv ? g_strjoinv("\n", strv) : g_strdup("");
                 g_strfreev(strv);
         } else {
                 r = sd_bus_message_skip(msg, contents);
@@ -283,8 +287,11 @@ static int on_unit_properties(sd_bus_message *reply, void *userdata, sd_bus_erro
         const char *d = g_hash_table_lookup(props, "DropInPaths");
         t->dropins = isempty(d) ? NULL : g_strsplit(d, "\n", -1);
 
-        r = get_all_async(m, t->object_path, unit_type_interface(t->unit), on_type_properties,
-                          call_context_new(m, c->key, c->generation));
+        CallContext *next = call_context_new(m, c->key, c->generation);
+        /* The refresh now ends with the second call (freed even on failure). */
+        c->ends_refresh = false;
+        next->ends_refresh = true;
+        r = get_all_async(m, t->object_path, unit_type_interface(t->unit), on_type_properties, next);
         if (r < 0)
                 log_context(LOG_WARNING, r, t->unit, NULL, NULL, 0, "Failed to ask for unit properties: %m");
         return 0;
@@ -298,8 +305,9 @@ int systemd_refresh_unit(Target *t) {
                 return -ENOTCONN;
 
         t->refresh_generation++;
-        r = get_all_async(m, t->object_path, SYSTEMD_UNIT_INTERFACE, on_unit_properties,
-                          call_context_new(m, t->unit, t->refresh_generation));
+        CallContext *c = call_context_new(m, t->unit, t->refresh_generation);
+        c->ends_refresh = true;
+        r = get_all_async(m, t->object_path, SYSTEMD_UNIT_INTERFACE, on_unit_properties, c);
         if (r < 0)
                 return log_context(LOG_WARNING, r, t->unit, NULL, NULL, 0, "Failed to ask for unit: %m");
         return 0;
@@ -460,6 +468,12 @@ static int on_unit_removed(sd_bus_message *msg, void *userdata, sd_bus_error *re
         const char *id, *path;
 
         if (sd_bus_message_read(msg, "so", &id, &path) < 0)
+                return 0;
+        /* daemon-reload sends UnitRemoved and UnitNew for every unit. A
+         * unit with a cgroup is still running: keep it, the refresh after
+         * Reloading re-reads it. Only units without one are really gone. */
+        Target *t = manager_find_target(m, id);
+        if (t && t->cgroup)
                 return 0;
         manager_forget_unit(m, id);
         return 0;
@@ -641,6 +655,16 @@ int systemd_watch_attach(Manager *m) {
         if (r < 0)
                 return log_error_errno(r, "Failed to watch systemd's bus name: %m");
         return 0;
+}
+
+static int on_daemon_reload(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        if (sd_bus_message_is_method_error(reply, NULL))
+                log_warning("Failed to ask systemd to reload: %s", sd_bus_message_get_error(reply)->message);
+        return 0;
+}
+
+int systemd_daemon_reload(Manager *m) {
+        return call_simple(m, "Reload", on_daemon_reload, NULL);
 }
 
 int systemd_watch_start(Manager *m) {

@@ -28,6 +28,9 @@ int systemd_refresh_unit(Target *t);
  * when systemd confirms. value uses the string forms of property_to_string. */
 int systemd_set_unit_property(Target *t, const char *property, const char *value, const char *previous);
 
+/* Manager.Reload, as "systemctl daemon-reload" does: generators run again. */
+int systemd_daemon_reload(Manager *m);
+
 /* Whether the unit type has a cgroup at all ("foo.service" yes, "foo.target" no). */
 bool unit_type_has_cgroup(const char *unit);
 

@@ -289,7 +289,8 @@ static void plan_swap_tiers(CgroupPlan *p, const ResolvedKnob *k, const SystemFa
 }
 
 #define SYSTEMD_REASON "systemd holds this for its units: SetUnitProperties(runtime=true)"
-#define EXEC_TIME_REASON "process-level: applied at exec time by policyd-generator or policyctl exec"
+#define EXEC_TIME_REASON \
+        "process-level: applied when the unit starts, by policyd-generator, for units whose files name the group"
 
 int cgroup_plan_build(const Resolution *r, const SystemFacts *facts, PlanFlags flags, CgroupPlan **ret) {
         g_autoptr(CgroupPlan) p = NULL;

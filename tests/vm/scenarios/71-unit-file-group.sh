@@ -21,7 +21,7 @@ path=$cg$(unit_cgroup pgt-one.service)
 
 wait_for "user.policy.group on pgt-one" xattr_is "$path" user.policy.group pgt-fg
 assert_xattr "$path" user.slo.class latency
-wait_for "MemorySwapMax through systemd" test "$(systemctl show -P MemorySwapMax pgt-one.service)" = 50331648
+wait_for "MemorySwapMax through systemd" prop_is pgt-one.service MemorySwapMax 50331648
 assert_file_eq "$path/memory.swap.max" 50331648
 assert_file_eq "$path/memory.swap.high" 25165824
 assert_eq "MemoryZSwapMax" 8388608 "$(systemctl show -P MemoryZSwapMax pgt-one.service)"

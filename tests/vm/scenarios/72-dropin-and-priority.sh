@@ -25,6 +25,6 @@ path=$cg$(unit_cgroup pgt-two.service)
 
 wait_for "both groups in the tag" xattr_is "$path" user.policy.group pgt-high,pgt-low
 # SwapMax from the higher priority, SwapHigh from the only group setting it.
-wait_for "MemorySwapMax from pgt-high" test "$(systemctl show -P MemorySwapMax pgt-two.service)" = 83886080
+wait_for "MemorySwapMax from pgt-high" prop_is pgt-two.service MemorySwapMax 83886080
 assert_file_eq "$path/memory.swap.high" 20971520
 assert_xattr "$path" user.slo.class high

@@ -18,7 +18,7 @@ check_all() {
         path=$cg$(unit_cgroup pgt-keep.service)
         wait_for "$1: tag" xattr_is "$path" user.policy.group pgt-keep
         wait_for "$1: swap.high" file_is "$path/memory.swap.high" 29360128
-        wait_for "$1: MemorySwapMax" test "$(systemctl show -P MemorySwapMax pgt-keep.service)" = 58720256
+        wait_for "$1: MemorySwapMax" prop_is pgt-keep.service MemorySwapMax 58720256
         assert_file_eq "$path/memory.swap.max" 58720256
         assert_xattr "$path" user.slo.class keep
 }

@@ -12,7 +12,7 @@ pgt_policy pgt-big '[PolicyGroup]\n[Match]\nUnit=pgt-child.service\n[Swap]\nSwap
 systemctl daemon-reload
 start_policyd
 systemd-run --unit=pgt-child --slice=pgt-capped.slice sleep infinity
-wait_for "child gets its request" test "$(systemctl show -P MemorySwapMax pgt-child.service)" = 67108864
+wait_for "child gets its request" prop_is pgt-child.service MemorySwapMax 67108864
 
 out=$(policyctl explain pgt-child.service)
 echo "$out"

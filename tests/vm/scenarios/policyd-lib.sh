@@ -56,6 +56,11 @@ xattr_is() { # PATH NAME VALUE
         [[ $(getfattr --only-values --absolute-names -n "$2" "$1" 2>/dev/null) == "$3" ]]
 }
 
+# Evaluated on every poll; "wait_for X test $(...)" would freeze the value.
+prop_is() { # UNIT PROPERTY VALUE
+        [[ $(systemctl show -P "$2" "$1") == "$3" ]]
+}
+
 file_is() { # PATH VALUE
         [[ $(head -n 1 "$1" 2>/dev/null) == "$2" ]]
 }
