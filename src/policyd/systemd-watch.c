@@ -450,19 +450,6 @@ int systemd_set_unit_property(Target *t, const char *property, const char *value
 
 /* ---- signals ---- */
 
-static int on_unit_new(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error) {
-        Manager *m = userdata;
-        const char *id, *path;
-
-        if (sd_bus_message_read(msg, "so", &id, &path) < 0)
-                return 0;
-        /* UnitNew fires whenever systemd loads a unit, even an inactive one:
-         * only units we already know, or that start, matter (JobRemoved). */
-        if (manager_find_target(m, id))
-                manager_refresh_unit(m, id, path);
-        return 0;
-}
-
 static int on_unit_removed(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error) {
         Manager *m = userdata;
         const char *id, *path;
@@ -470,10 +457,12 @@ static int on_unit_removed(sd_bus_message *msg, void *userdata, sd_bus_error *re
         if (sd_bus_message_read(msg, "so", &id, &path) < 0)
                 return 0;
         /* daemon-reload sends UnitRemoved and UnitNew for every unit. A
-         * unit with a cgroup is still running: keep it, the refresh after
-         * Reloading re-reads it. Only units without one are really gone. */
+         * running unit is not gone: keep it, the refresh after Reloading
+         * re-reads it. (UnitNew is not followed at all: reading a unit that
+         * is not loaded loads it, and its unloading would come back to us
+         * as UnitRemoved, round and round.) */
         Target *t = manager_find_target(m, id);
-        if (t && t->cgroup)
+        if (t && t->active_state && !streq(t->active_state, "inactive") && !streq(t->active_state, "failed"))
                 return 0;
         manager_forget_unit(m, id);
         return 0;
@@ -625,8 +614,7 @@ int systemd_watch_attach(Manager *m) {
                 const char *member;
                 sd_bus_message_handler_t handler;
         } signals[] = {
-                { "UnitNew", on_unit_new },
-                { "UnitRemoved", on_unit_removed },
+                        { "UnitRemoved", on_unit_removed },
                 { "JobRemoved", on_job_removed },
                 { "Reloading", on_reloading },
         };
