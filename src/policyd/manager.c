@@ -588,17 +588,6 @@ static bool table_remove(GHashTable *table, const char *key, const char *group) 
         return false;
 }
 
-static void table_add(GHashTable *table, const char *key, const char *group) {
-        GPtrArray *groups = g_hash_table_lookup(table, key);
-        if (!groups) {
-                groups = g_ptr_array_new_with_free_func(g_free);
-                g_hash_table_insert(table, g_strdup(key), groups);
-        }
-        for (guint i = 0; i < groups->len; i++)
-                if (streq(g_ptr_array_index(groups, i), group))
-                        return;
-        g_ptr_array_add(groups, g_strdup(group));
-}
 
 int manager_assign(Manager *m, const char *key, const char *group, bool assign) {
         Target *t;
@@ -606,7 +595,7 @@ int manager_assign(Manager *m, const char *key, const char *group, bool assign) 
 
         if (assign) {
                 table_remove(m->exclusions, key, group);
-                table_add(m->assignments, key, group);
+                assignment_table_add(m->assignments, key, group);
         } else {
                 bool was_runtime = table_remove(m->assignments, key, group);
                 t = manager_find_target(m, key);
@@ -620,7 +609,7 @@ int manager_assign(Manager *m, const char *key, const char *group, bool assign) 
                         member = t->resolution && resolution_has_group(t->resolution, group);
                 }
                 if (member)
-                        table_add(m->exclusions, key, group);
+                        assignment_table_add(m->exclusions, key, group);
         }
 
         if (!m->dry_run) {

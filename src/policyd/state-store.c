@@ -77,7 +77,7 @@ int state_save_assignments(const char *dir, GHashTable *assignments, GHashTable 
         return write_file_atomic(path, out->str, 0600);
 }
 
-static void table_add(GHashTable *table, const char *key, const char *group) {
+void assignment_table_add(GHashTable *table, const char *key, const char *group) {
         GPtrArray *groups = g_hash_table_lookup(table, key);
         if (!groups) {
                 groups = g_ptr_array_new_with_free_func(g_free);
@@ -114,7 +114,7 @@ int state_load_assignments(const char *dir, GHashTable *assignments, GHashTable 
                         continue;
                 }
                 g_autofree char *key = g_strcompress(f[1]);
-                table_add(streq(f[0], "+") ? assignments : exclusions, key, f[2]);
+                assignment_table_add(streq(f[0], "+") ? assignments : exclusions, key, f[2]);
         }
         return 0;
 }

@@ -17,6 +17,9 @@
 
 typedef struct PropertyRecord PropertyRecord;
 
+/* Adds group to key's list in an assignments or exclusions table, once. */
+void assignment_table_add(GHashTable *table, const char *key, const char *group);
+
 int state_save_assignments(const char *dir, GHashTable *assignments, GHashTable *exclusions);
 int state_load_assignments(const char *dir, GHashTable *assignments, GHashTable *exclusions);
 
