@@ -87,37 +87,123 @@ if ! grep -q $'^\[[0-9]*\]\.documentation' "$work/list.flat"; then
         disagree all "Documentation" "a list per unit" "policyctl list --json has no \"documentation\"; the Documentation checks of ${#ids[@]} cases did not run"
 fi
 
-# Index of each group in list --json, each file in parse --json.
-declare -A group_index parse_index
-while IFS=$'\t' read -r path value; do
-        [[ $path =~ ^\[([0-9]+)\]\.name$ ]] && group_index[${value//\"/}]=${BASH_REMATCH[1]}
-done <"$work/list.flat"
+# Each answer, split per case into $work/p/ID/*, in one pass per file:
+# the loop below then reads only small files (TCG is slow, and some values
+# are 1 MiB).
+mkdir -p "$work/p"
+for id in "${ids[@]}"; do mkdir -p "$work/p/$id"; done
+
+# join_lines NAME < "ID<TAB>LINE" pairs: $work/p/ID/NAME gets the distinct
+# lines, sorted, comma-separated.
+join_lines() {
+        sort -t$'\t' -k1,1 -k2,2n -u | awk -F'\t' -v dir="$work/p" -v name="$1" '
+                $1 != id { if (id != "") print out > (dir "/" id "/" name); id = $1; out = $2; next }
+                { out = out "," $2 }
+                END { if (id != "") print out > (dir "/" id "/" name) }'
+}
+
+# policyctl list: group pgdID → exists, description, documentation.
+awk -F'\t' -v dir="$work/p" '
+        NR == FNR { if ($1 ~ /^\[[0-9]+\]\.name$/ && $2 ~ /^"pgd[0-9]+"$/) { i = $1; sub(/\..*/, "", i); id[i] = substr($2, 5, length($2) - 5) }; next }
+        {
+                i = $1; sub(/\].*/, "]", i)
+                if (!(i in id)) next
+                v = $0; sub(/^[^\t]*\t/, "", v)
+                f = dir "/" id[i]
+                if ($1 ~ /^\[[0-9]+\]\.name$/) print "yes" > (f "/group")
+                if ($1 ~ /^\[[0-9]+\]\.description$/) print v > (f "/description")
+                if ($1 ~ /^\[[0-9]+\]\.documentation\[[0-9]+\]$/) doc[id[i]] = doc[id[i]] (doc[id[i]] != "" ? "," : "") v
+                if ($1 ~ /^\[[0-9]+\]\.documentation$/) doc[id[i]] = ""
+        }
+        END { for (g in doc) print "[" doc[g] "]" > (dir "/" g "/documentation") }
+' "$work/list.flat" "$work/list.flat"
+
+# policyctl verify: the lines of the diagnostics of pgdID.policy. Without a
+# Documentation= key in the project (reported once above), its "Unknown key
+# 'Documentation'" warnings are left out here.
+awk -F'\t' -v dir="$work/p" -v skip_doc="$([[ $have_doc == no ]] && echo 1)" '
+        { i = $1; sub(/\].*/, "]", i); k = $1; sub(/^.*\./, "", k); v = $0; sub(/^[^\t]*\t/, "", v); a[i, k] = v; idx[i] = 1 }
+        END {
+                for (i in idx) {
+                        f = a[i, "file"]
+                        if (f !~ /\/pgd[0-9]+\.policy"$/ || a[i, "line"] == "null") continue
+                        if (skip_doc && a[i, "message"] ~ /^"Unknown key .Documentation. /) continue
+                        id = f; sub(/\.policy"$/, "", id); sub(/.*\/pgd/, "", id)
+                        print id "\t" a[i, "line"]
+                }
+        }' "$work/verify.flat" | join_lines verify-lines
+
+# policyctl parse: refused, the error line, the last Description= in [Unit].
 if [[ $have_parse == yes ]]; then
-        while IFS=$'\t' read -r path value; do
-                [[ $path =~ ^\[([0-9]+)\]\.file$ ]] || continue
-                i=${BASH_REMATCH[1]}
-                [[ $value =~ pgd-([0-9]+)\.target\"$ ]] && parse_index[${BASH_REMATCH[1]}]=$i
-        done <"$work/parse.flat"
+        awk -F'\t' -v dir="$work/p" '
+                { v = $0; sub(/^[^\t]*\t/, "", v) }
+                $1 ~ /^\[[0-9]+\]\.file$/ && v ~ /pgd-[0-9]+\.target"$/ { i = $1; sub(/\].*/, "]", i); id[i] = v; sub(/\.target"$/, "", id[i]); sub(/.*pgd-/, "", id[i]) }
+                $1 ~ /^\[[0-9]+\]\.refused$/ { i = $1; sub(/\].*/, "]", i); refused[i] = v }
+                $1 ~ /^\[[0-9]+\]\.error\.line$/ { i = $1; sub(/\].*/, "]", i); eline[i] = v }
+                $1 ~ /^\[[0-9]+\]\.assignments\[[0-9]+\]\.(section|key|value)$/ {
+                        i = $1; sub(/\].*/, "]", i); n = $1; sub(/^[^.]*\.assignments\[/, "", n); sub(/\].*/, "", n)
+                        k = $1; sub(/.*\./, "", k); asg[i, n, k] = v; nmax[i] = (n + 0 > nmax[i] + 0 ? n + 0 : nmax[i] + 0)
+                }
+                END {
+                        for (i in id) {
+                                f = dir "/" id[i]
+                                print refused[i] > (f "/refused")
+                                print eline[i] > (f "/error-line")
+                                last = "\"\""
+                                for (n = 0; n <= nmax[i]; n++)
+                                        if (asg[i, n, "section"] == "\"Unit\"" && asg[i, n, "key"] == "\"Description\"") last = asg[i, n, "value"]
+                                print last > (f "/last-description")
+                        }
+                }' "$work/parse.flat"
 fi
 
-# The distinct line numbers a list of messages names for FILE, joined by ",".
-lines_of() { grep -a -o "^$1:[0-9]*:" | sed 's/.*:\([0-9]*\):$/\1/' | sort -nu | paste -sd, -; }
+# systemd's journal: the lines it names for pgd-ID.target.
+awk -v dir="$work/p" -v prefix="$units/pgd-" '
+        index($0, prefix) == 1 {
+                rest = substr($0, length(prefix) + 1)
+                if (match(rest, /^[0-9]+\.target:[0-9]+:/)) {
+                        id = rest; sub(/\..*/, "", id)
+                        line = substr(rest, length(id) + 9); sub(/:.*/, "", line)
+                        print id "\t" line
+                }
+        }' "$work/journal.txt" | join_lines sd-lines
+
+# systemd's answer per case: LoadState, LoadError, Description, Documentation.
+for id in "${ids[@]}"; do echo "$work/sd/$id.flat"; done | xargs awk -F'\t' -v dir="$work/p" '
+        function flush() { if (id != "") { print "[" doc "]" > (dir "/" id "/sd-documentation"); close(dir "/" id "/sd-documentation") } }
+        FNR == 1 { flush(); id = FILENAME; sub(/.*\//, "", id); sub(/\.flat$/, "", id); doc = "" }
+        { v = $0; sub(/^[^\t]*\t/, "", v) }
+        $1 == ".data[0].LoadState.data" { print v > (dir "/" id "/sd-load-state") }
+        $1 == ".data[0].LoadError.data[1]" { print v > (dir "/" id "/sd-load-error") }
+        $1 == ".data[0].Description.data" { print v > (dir "/" id "/sd-description") }
+        $1 ~ /^\.data\[0\]\.Documentation\.data\[[0-9]+\]$/ { doc = doc (doc == "" ? "" : ",") v }
+        END { flush() }'
+
+
+# answer VAR ID FILE: a per-case answer (one line) into VAR, "" when there
+# is none. No subshell: this runs hundreds of times under TCG.
+answer() {
+        local -n _var=$1
+        _var=
+        [[ -f $work/p/$2/$3 ]] && IFS= read -r _var <"$work/p/$2/$3"
+        return 0
+}
 
 # ---- compare, case by case ----
 for id in "${ids[@]}"; do
-        case_file=$(ls "$work"/cases/"$id"-*.unit)
-        name=$(basename "$case_file" .unit)
+        case_file=("$work"/cases/"$id"-*.unit)
+        name=${case_file##*/}
+        name=${name%.unit}
         unit=pgd-$id.target
-        sd=$work/sd/$id.flat
         before=${#disagreements[@]}
 
-        load_state=$(jget "$sd" '.data[0].LoadState.data')
+        answer load_state "$id" sd-load-state
         loaded=no; [[ $load_state == '"loaded"' ]] && loaded=yes
-        sd_desc=$(jget "$sd" '.data[0].Description.data')
+        answer sd_desc "$id" sd-description
         # Without a description systemd shows the unit's name.
         [[ $sd_desc == "\"$unit\"" ]] && sd_desc='""'
-        sd_doc=$(jlist "$sd" '.data[0].Documentation.data')
-        sd_lines=$(grep -a -F "$units/$unit:" "$work/journal.txt" | lines_of "$units/$unit")
+        answer sd_doc "$id" sd-documentation
+        answer sd_lines "$id" sd-lines
 
         if [[ -n ${intended_reason[$id]:-} ]]; then
                 # Undo systemd's expansion: % was %%, the unit name was %n.
@@ -126,27 +212,25 @@ for id in "${ids[@]}"; do
                 intended+=("$name: ${intended_reason[$id]}")
         fi
 
-        echo "== $name: systemd $load_state$( [[ $loaded == no ]] && echo " ($(jget "$sd" '.data[0].LoadError.data'))"), lines ${sd_lines:-none}"
+        answer load_error "$id" sd-load-error
+        [[ $loaded == yes ]] && load_error=
+        echo "== $name: systemd $load_state${load_error:+ ($load_error)}, lines ${sd_lines:-none}"
 
         # 1. policyctl list: the group exists exactly when systemd loaded the unit.
-        gi=${group_index[pgd$id]:-}
-        compare "$name" "loaded (policyctl list)" "$loaded" "$([[ -n $gi ]] && echo yes || echo no)" policyctl
-        if [[ $loaded == yes && -n $gi ]]; then
-                desc=$(jget "$work/list.flat" "[$gi].description")
+        answer group "$id" group
+        compare "$name" "loaded (policyctl list)" "$loaded" "${group:-no}" policyctl
+        if [[ $loaded == yes && -n $group ]]; then
+                answer desc "$id" description
                 [[ $desc == null || -z $desc ]] && desc='""'
                 compare "$name" "Description (policyctl list)" "$sd_desc" "$desc" policyctl
                 if [[ $have_doc == yes ]]; then
-                        compare "$name" "Documentation (policyctl list)" "$sd_doc" \
-                                "$(jlist "$work/list.flat" "[$gi].documentation")" policyctl
+                        answer doc "$id" documentation
+                        compare "$name" "Documentation (policyctl list)" "$sd_doc" "${doc:-(none)}" policyctl
                 fi
         fi
 
         # 2. policyctl verify: the lines of the diagnostics for the policy file.
-        our_lines=$(awk -F'\t' -v f="\"$root/etc/policy.d/pgd$id.policy\"" '
-                        $1 ~ /\.file$/ && $2 == f { want[substr($1, 1, length($1) - 5)] = 1 }
-                        $1 ~ /\.line$/ { line[substr($1, 1, length($1) - 5)] = $2 }
-                        END { for (k in want) if (line[k] != "null" && line[k] != "") print line[k] }' \
-                        "$work/verify.flat" | sort -nu | paste -sd, -)
+        answer our_lines "$id" verify-lines
         if [[ $loaded == no && -z $sd_lines ]]; then
                 echo "note $name: systemd names no line for this file; verify says: ${our_lines:-none}"
         else
@@ -155,32 +239,19 @@ for id in "${ids[@]}"; do
 
         # 3. policyctl parse on the unit file itself.
         if [[ $have_parse == yes ]]; then
-                pi=${parse_index[$id]:-}
-                if [[ -z $pi ]]; then
-                        disagree "$name" "policyctl parse" "an answer" "no object for $unit" policyctl
+                if [[ ! -f $work/p/$id/refused ]]; then
+                        disagree "$name" "policyctl parse" "an answer" "no object for $unit" "policyctl parse"
                 else
-                        refused=$(jget "$work/parse.flat" "[$pi].refused")
+                        answer refused "$id" refused
                         # A masked (empty) unit file is not a refusal.
                         want_refused=$([[ $loaded == yes || $load_state == '"masked"' ]] && echo false || echo true)
                         compare "$name" "refused (policyctl parse)" "$want_refused" "$refused" "policyctl parse"
-                        if [[ $refused == true ]]; then
-                                err_line=$(jget "$work/parse.flat" "[$pi].error.line")
-                                if [[ -n $sd_lines && ,$sd_lines, != *",$err_line,"* ]]; then
-                                        disagree "$name" "line of the refusal (policyctl parse)" "$sd_lines" "$err_line" "policyctl parse"
-                                fi
+                        answer err_line "$id" error-line
+                        if [[ $refused == true && -n $sd_lines && ,$sd_lines, != *",$err_line,"* ]]; then
+                                disagree "$name" "line of the refusal (policyctl parse)" "$sd_lines" "$err_line" "policyctl parse"
                         fi
                         if [[ $loaded == yes ]]; then
-                                last=$(awk -F'\t' '
-                                        $1 ~ /^\['"$pi"'\]\.assignments\[[0-9]+\]\.(section|key|value)$/ {
-                                                k = $1; sub(/.*\./, "", k); i = $1; sub(/\]\.[a-z]+$/, "", i)
-                                                v = $0; sub(/^[^\t]*\t/, "", v); a[i, k] = v; idx[i] = 1
-                                        }
-                                        END {
-                                                best = -1
-                                                for (i in idx) { n = i; sub(/.*\[/, "", n); n += 0
-                                                        if (a[i, "section"] == "\"Unit\"" && a[i, "key"] == "\"Description\"" && n > best) { best = n; v = a[i, "value"] } }
-                                                print (best < 0 ? "\"\"" : v)
-                                        }' "$work/parse.flat")
+                                answer last "$id" last-description
                                 compare "$name" "last Description= in [Unit] (policyctl parse)" "$sd_desc" "$last" "policyctl parse"
                         fi
                 fi

@@ -39,6 +39,13 @@ sub string {
         $pos++;    # the opening quote
         while (1) {
                 fail('unterminated string') if $pos >= length($s);
+                # A run without quotes or escapes at once.
+                pos($s) = $pos;
+                if ($s =~ /\G([^"\\]+)/gc) {
+                        $out .= $1;
+                        $pos = pos($s);
+                        next;
+                }
                 my $c = substr($s, $pos++, 1);
                 return $out if $c eq '"';
                 if ($c ne '\\') {
@@ -74,9 +81,11 @@ sub string {
 sub canonical {
         my ($b) = @_;
         my $out = '"';
-        while ($b =~ /\G(?:([\xc2-\xdf][\x80-\xbf]|\xe0[\xa0-\xbf][\x80-\xbf]|[\xe1-\xec\xee\xef][\x80-\xbf]{2}
-                           |\xed[\x80-\x9f][\x80-\xbf]|\xf0[\x90-\xbf][\x80-\xbf]{2}|[\xf1-\xf3][\x80-\xbf]{3}
-                           |\xf4[\x80-\x8f][\x80-\xbf]{2})|(.))/gsx) {
+        # Runs of what stays as it is (printable ASCII but " and \, and valid
+        # UTF-8 sequences) in one match: 1 MiB values are common here.
+        while ($b =~ /\G(?:((?:[\x20\x21\x23-\x5b\x5d-\x7e]|[\xc2-\xdf][\x80-\xbf]|\xe0[\xa0-\xbf][\x80-\xbf]
+                           |[\xe1-\xec\xee\xef][\x80-\xbf]{2}|\xed[\x80-\x9f][\x80-\xbf]|\xf0[\x90-\xbf][\x80-\xbf]{2}
+                           |[\xf1-\xf3][\x80-\xbf]{3}|\xf4[\x80-\x8f][\x80-\xbf]{2}){1,30000})|(.))/gsx) {
                 if (defined $1) {
                         $out .= $1;
                         next;

@@ -5,6 +5,10 @@
 # answer that differs is a disagreement. All disagreements of a run are
 # reported, then the scenario fails.
 
+# Bytes, not characters: values are compared byte for byte, and bash is
+# slow on 1 MiB strings in a UTF-8 locale.
+export LC_ALL=C
+
 diff_dir=$SCENARIO_DIR/differential
 disagreements=()   # one line each, for the summary
 intended=()        # intended differences seen, for the summary
@@ -30,7 +34,7 @@ bus_unit_path() {
         local name=$1 out="" c i
         for ((i = 0; i < ${#name}; i++)); do
                 c=${name:i:1}
-                if [[ $c == [A-Za-z0-9] ]]; then out+=$c; else out+=$(printf '_%02x' "'$c"); fi
+                if [[ $c == [A-Za-z0-9] ]]; then out+=$c; else printf -v c '_%02x' "'$c"; out+=$c; fi
         done
         echo "/org/freedesktop/systemd1/unit/$out"
 }
@@ -74,8 +78,14 @@ compare() {
 
 # show_bytes FILE: the input, as od shows it.
 show_bytes() {
-        echo "  input $1 ($(stat -c %s "$1") bytes):"
-        od -c "$1" | head -n 12 | sed 's/^/    /'
+        local size
+        size=$(stat -c %s "$1")
+        echo "  input $1 ($size bytes):"
+        head -c 256 "$1" | od -c | sed 's/^/    /'
+        if ((size > 256)); then
+                echo "  … its last 64 bytes:"
+                tail -c 64 "$1" | od -c | sed 's/^/    /'
+        fi
 }
 
 # finish_differential: the summary; exit 1 when anything disagreed.

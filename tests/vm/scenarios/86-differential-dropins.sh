@@ -1,0 +1,394 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Differential: which unit files and drop-ins count, against systemd 257
+# (issue 7). Every file of every layout below carries, in [Unit],
+#     Documentation=man:pgdd-gK(1)
+#     X-PolicyGroup=pgdd-gK
+# with K distinct per file. systemd's Documentation list then shows which
+# files' assignments survive, and so which groups the unit names. The
+# project must name the same groups, through the generator (systemd's own run
+# of it at daemon-reload, and a run by hand) and through policyd (explain on
+# the running unit). The project reports groups as a set, sorted by name, so
+# the sets are compared; systemd's order is printed beside them.
+#
+# One daemon-reload for all layouts. Everything created goes at the end, and
+# policyd must not have crashed.
+set -uo pipefail
+. "$SCENARIO_DIR/lib.sh"
+. "$SCENARIO_DIR/policyd-lib.sh"
+. "$SCENARIO_DIR/differential/lib.sh"
+
+usr=/usr/lib/systemd/system
+ulocal=/usr/local/lib/systemd/system
+etc=/etc/systemd/system
+run=/run/systemd/system
+gen_manual=/tmp/pgdd-gen
+generator=/usr/lib/systemd/system-generators/policyd-generator
+created=()     # every file and directory made here, for the cleanup
+k=0            # the last K used
+
+cleanup() {
+        local u p c
+        for u in $(systemctl list-units --all --plain --no-legend 'pgdd*' | awk '{ print $1 }'); do
+                systemctl stop "$u" 2>/dev/null
+        done
+        systemctl stop policyd.service 2>/dev/null
+        for ((i = ${#created[@]} - 1; i >= 0; i--)); do
+                p=${created[i]}
+                if [[ -d $p && ! -L $p ]]; then rmdir "$p" 2>/dev/null; else rm -f "$p"; fi
+        done
+        rm -rf /etc/policy.d/pgdd-g*.policy "$gen_manual" /run/systemd/system.control/pgdd* /run/policyd/*
+        systemctl daemon-reload
+        systemctl reset-failed
+        # The type drop-in put every service in a group for a while: drop
+        # the tags policyd left on them.
+        for c in /sys/fs/cgroup/system.slice/*/; do
+                [[ $(getfattr --only-values --absolute-names -n user.policy.group "$c" 2>/dev/null) == *pgdd-* ]] &&
+                        setfattr -x user.policy.group "$c" 2>/dev/null
+        done
+        return 0
+}
+trap cleanup EXIT
+
+# ---- writing layouts ----
+
+# mk PATH: records PATH and the directories it needs, outermost first.
+mk() {
+        local d=$1 dirs=()
+        while d=$(dirname "$d"); [[ ! -e $d ]]; do dirs=("$d" "${dirs[@]}"); done
+        for d in "${dirs[@]}"; do mkdir "$d" && created+=("$d"); done
+        created+=("$1")
+        files_of[$current]+=" $1"
+}
+
+# The two marker lines of a new K.
+marker() {
+        k=$((k + 1))
+        printf 'Documentation=man:pgdd-g%d(1)\nX-PolicyGroup=pgdd-g%d\n' "$k" "$k"
+}
+
+unit() { # PATH: a service with its own marker
+        mk "$1"
+        { printf '[Unit]\n'; marker; printf '[Service]\nExecStart=/bin/sleep infinity\n'; } >"$1"
+}
+template() { # PATH
+        mk "$1"
+        { printf '[Unit]\n'; marker; printf '[Service]\nExecStart=/bin/sleep infinity %%i\n'; } >"$1"
+}
+dropin() { # PATH
+        mk "$1"
+        { printf '[Unit]\n'; marker; } >"$1"
+}
+reset() { # PATH: empty assignments reset both lists
+        mk "$1"
+        printf '[Unit]\nDocumentation=\nX-PolicyGroup=\n' >"$1"
+}
+link() { # TARGET PATH
+        mk "$2"
+        ln -s "$1" "$2"
+}
+
+# Units checked, and the ones to start. An alias is checked and started
+# under the name given; systemd's Id is what policyd knows it by.
+checked=()
+declare -A layout     # unit → what it shows, for the report
+declare -A files_of   # unit → the files of its layout, for the report
+current=all           # the unit the files written now belong to
+case_() { checked+=("$1"); layout[$1]=$2; current=$1; }
+also() { files_of[$current]+=" $1"; } # a file written for an earlier unit counts here too
+
+# Leftovers of an interrupted run.
+rm -rf "$usr"/pgdd* "$ulocal"/pgdd* "$etc"/pgdd* "$run"/pgdd* "$etc/service.d/00-pgdd-type.conf" \
+        /etc/policy.d/pgdd-g*.policy "$gen_manual" /opt/pgdd
+systemctl stop policyd.service 2>/dev/null
+
+# The type drop-in: every service gets it, so every expected list below
+# starts with it, unless a reset takes it away.
+dropin "$etc/service.d/00-pgdd-type.conf"
+
+case_ pgdd-override.service "a unit in /usr/lib, overridden by one in /etc"
+unit "$usr/pgdd-override.service"
+unit "$etc/pgdd-override.service"
+
+case_ pgdd-samename.service "drop-ins in /usr/lib, /run and /etc; /run's 10-a.conf hides /usr/lib's"
+unit "$usr/pgdd-samename.service"
+dropin "$usr/pgdd-samename.service.d/10-a.conf"
+dropin "$run/pgdd-samename.service.d/10-a.conf"
+dropin "$etc/pgdd-samename.service.d/20-b.conf"
+dropin "$run/pgdd-samename.service.d/30-c.conf"
+dropin "$ulocal/pgdd-samename.service.d/40-d.conf"
+
+case_ pgdd-etc-over-run.service "same-named drop-ins in /etc and /run: /etc's wins"
+unit "$run/pgdd-etc-over-run.service"
+dropin "$run/pgdd-etc-over-run.service.d/10-z.conf"
+dropin "$etc/pgdd-etc-over-run.service.d/10-z.conf"
+dropin "$usr/pgdd-etc-over-run.service.d/10-z.conf"
+
+case_ pgdd-masked-dropin.service "a /usr/lib drop-in masked by /dev/null in /etc"
+unit "$etc/pgdd-masked-dropin.service"
+dropin "$usr/pgdd-masked-dropin.service.d/10-x.conf"
+link /dev/null "$etc/pgdd-masked-dropin.service.d/10-x.conf"
+dropin "$run/pgdd-masked-dropin.service.d/20-y.conf"
+
+case_ pgdd-empty-dropin.service "a /usr/lib drop-in hidden by an empty file of its name in /etc"
+unit "$usr/pgdd-empty-dropin.service"
+dropin "$usr/pgdd-empty-dropin.service.d/10-e.conf"
+mk "$etc/pgdd-empty-dropin.service.d/10-e.conf"
+: >"$etc/pgdd-empty-dropin.service.d/10-e.conf"
+
+case_ pgdd-masked-unit.service "a unit masked by /dev/null in /etc, with a drop-in"
+unit "$usr/pgdd-masked-unit.service"
+link /dev/null "$etc/pgdd-masked-unit.service"
+dropin "$etc/pgdd-masked-unit.service.d/10-m.conf"
+
+case_ pgdd-reset.service "an empty assignment in a drop-in resets the fragment's and the type drop-in's"
+unit "$usr/pgdd-reset.service"
+dropin "$usr/pgdd-reset.service.d/05-before.conf"
+reset "$etc/pgdd-reset.service.d/10-reset.conf"
+dropin "$run/pgdd-reset.service.d/20-after.conf"
+
+case_ pgdd-reset-hidden.service "a reset in /usr/lib hidden by a same-named drop-in in /etc"
+unit "$usr/pgdd-reset-hidden.service"
+reset "$usr/pgdd-reset-hidden.service.d/10-reset.conf"
+dropin "$etc/pgdd-reset-hidden.service.d/10-reset.conf"
+
+case_ pgdd-ignored-files.service "a .txt and a hidden .conf in the drop-in directory are not drop-ins"
+unit "$etc/pgdd-ignored-files.service"
+dropin "$etc/pgdd-ignored-files.service.d/10-not-a-dropin.txt"
+dropin "$etc/pgdd-ignored-files.service.d/.20-hidden.conf"
+dropin "$etc/pgdd-ignored-files.service.d/30-real.conf"
+
+case_ pgdd-symlinked-dropin.service "a drop-in that is a symlink to a file outside the search path"
+unit "$etc/pgdd-symlinked-dropin.service"
+dropin /opt/pgdd/shared.conf
+link /opt/pgdd/shared.conf "$etc/pgdd-symlinked-dropin.service.d/10-shared.conf"
+
+case_ pgdd-linked.service "a unit file linked from outside the search path (systemctl link), with a drop-in"
+unit /opt/pgdd/pgdd-linked.service
+link /opt/pgdd/pgdd-linked.service "$etc/pgdd-linked.service"
+dropin "$etc/pgdd-linked.service.d/10-l.conf"
+
+case_ pgdd-bad-dropin.service "a drop-in systemd refuses (bad section header): the unit does not load"
+unit "$etc/pgdd-bad-dropin.service"
+dropin "$etc/pgdd-bad-dropin.service.d/10-good.conf"
+mk "$etc/pgdd-bad-dropin.service.d/20-bad.conf"
+{ printf '[Unit]\n'; marker; printf '[Broken\n'; } >"$etc/pgdd-bad-dropin.service.d/20-bad.conf"
+
+case_ pgdd-bad-section.service "a drop-in whose section is '[Unit ]' (with a space): systemd ignores it"
+unit "$etc/pgdd-bad-section.service"
+mk "$etc/pgdd-bad-section.service.d/10-space.conf"
+{ printf '[Unit ]\n'; marker; } >"$etc/pgdd-bad-section.service.d/10-space.conf"
+mk "$etc/pgdd-bad-section.service.d/20-service-space.conf"
+# Only X-PolicyGroup here, in '[Service ]': no Documentation can show it,
+# and systemd ignores the whole section, so no group may come of it.
+k=$((k + 1))
+printf '[Service ]\nX-PolicyGroup=pgdd-g%d\n' "$k" >"$etc/pgdd-bad-section.service.d/20-service-space.conf"
+
+# Prefix drop-ins: foo-bar-baz.service reads foo-.service.d and foo-bar-.service.d.
+case_ pgddp-x-y.service "prefix drop-ins at two depths and the unit's own, in three directories"
+unit "$usr/pgddp-x-y.service"
+dropin "$usr/pgddp-.service.d/10-q.conf"
+dropin "$etc/pgddp-x-.service.d/20-r.conf"
+dropin "$run/pgddp-x-y.service.d/10-q.conf"
+dropin "$usr/pgddp-.service.d/30-s.conf"
+
+case_ pgddq-a-b.service "same-named drop-in: /usr/lib's own directory against /etc's prefix directory"
+unit "$usr/pgddq-a-b.service"
+dropin "$usr/pgddq-a-b.service.d/10-same.conf"
+dropin "$etc/pgddq-.service.d/10-same.conf"
+
+case_ pgddq-a-c.service "same-named drop-in: two prefix directories of one directory, the longer prefix wins"
+also "$etc/pgddq-.service.d/10-same.conf"
+unit "$usr/pgddq-a-c.service"
+dropin "$etc/pgddq-a-.service.d/20-same.conf"
+dropin "$etc/pgddq-.service.d/20-same.conf"
+
+# Templates and instances.
+case_ pgddt@a.service "template and instance drop-ins in /etc"
+template "$usr/pgddt@.service"
+dropin "$etc/pgddt@.service.d/10-t.conf"
+dropin "$etc/pgddt@a.service.d/20-i.conf"
+
+case_ pgddt@b.service "same-named drop-in: a /usr/lib instance directory against an /etc template directory"
+also "$usr/pgddt@.service"
+also "$etc/pgddt@.service.d/10-t.conf"
+dropin "$usr/pgddt@b.service.d/30-s.conf"
+dropin "$etc/pgddt@.service.d/30-s.conf"
+
+case_ pgddt@c.service "an instance drop-in in /run hides the template's of its name in /usr/lib"
+also "$usr/pgddt@.service"
+also "$etc/pgddt@.service.d/10-t.conf"
+also "$etc/pgddt@.service.d/30-s.conf"
+dropin "$usr/pgddt@.service.d/40-c.conf"
+dropin "$run/pgddt@c.service.d/40-c.conf"
+
+case_ pgddi-x@a.service "instance prefix drop-ins: pgddi-@.service.d and pgddi-@a.service.d"
+template "$usr/pgddi-x@.service"
+dropin "$etc/pgddi-@.service.d/10-ip.conf"
+dropin "$etc/pgddi-@a.service.d/20-ipa.conf"
+dropin "$etc/pgddi-.service.d/30-p.conf"
+dropin "$etc/pgddi-x@a.service.d/40-own.conf"
+
+case_ pgddi-x@b.service "same-named drop-in: /usr/lib instance prefix directory against /etc template directory"
+also "$usr/pgddi-x@.service"
+also "$etc/pgddi-@.service.d/10-ip.conf"
+also "$etc/pgddi-.service.d/30-p.conf"
+dropin "$usr/pgddi-@b.service.d/50-same.conf"
+dropin "$etc/pgddi-x@.service.d/50-same.conf"
+
+# Aliases: a symlink to a unit, and the alias's own .d.
+case_ pgdda-real.service "an alias in /etc with its own drop-in directory, started by the real name"
+unit "$etc/pgdda-real.service"
+link pgdda-real.service "$etc/pgdda-alias.service"
+dropin "$etc/pgdda-alias.service.d/10-al.conf"
+dropin "$etc/pgdda-real.service.d/20-r.conf"
+
+case_ pgddb-alias.service "an alias started by its alias name; same-named drop-ins of the alias (/etc) and the unit (/usr/lib)"
+unit "$usr/pgddb-real.service"
+link pgddb-real.service "$usr/pgddb-alias.service"
+dropin "$etc/pgddb-alias.service.d/10-s.conf"
+dropin "$usr/pgddb-real.service.d/10-s.conf"
+dropin "$usr/pgddb-real.service.d/20-t.conf"
+
+# Transient units (systemd-run), with drop-ins from the usual directories.
+case_ pgddr-one.service "a transient unit with drop-ins in /etc and /run"
+dropin "$etc/pgddr-one.service.d/10-tr.conf"
+dropin "$run/pgddr-one.service.d/20-tr.conf"
+case_ pgddr-two.service "a transient unit with Documentation= as a property and a reset drop-in"
+reset "$etc/pgddr-two.service.d/10-reset.conf"
+dropin "$etc/pgddr-two.service.d/20-after.conf"
+
+echo "${#checked[@]} units, $k markers"
+((${#checked[@]} >= 20)) || fail "only ${#checked[@]} units"
+
+# The groups: one per K, with a setting the generator writes
+# (MemorySwapMax=infinity, systemd's default) so that it has a reason to
+# write a drop-in, and an xattr policyd writes.
+mkdir -p /etc/policy.d
+for ((i = 1; i <= k; i++)); do
+        printf '[PolicyGroup]\nDescription=differential group %d\n[Swap]\nSwapMax=infinity\n[Attributes]\nXAttr=user.pgd.g%d=1\n' \
+                "$i" "$i" >"/etc/policy.d/pgdd-g$i.policy"
+        chmod 0644 "/etc/policy.d/pgdd-g$i.policy"
+done
+
+# ---- systemd: one daemon-reload, then every unit started ----
+systemd-run --quiet --unit=pgddr-one.service /bin/sleep infinity || echo "systemd-run pgddr-one failed"
+systemd-run --quiet --unit=pgddr-two.service -p Documentation=man:pgdd-transient-property\(1\) /bin/sleep infinity ||
+        echo "systemd-run pgddr-two failed"
+systemctl daemon-reload
+for u in "${checked[@]}"; do
+        systemctl start --no-block "$u" 2>/dev/null
+done
+for i in $(seq 1 60); do
+        systemctl list-units --plain --no-legend 'pgdd*' | grep -q activating || break
+        sleep 0.5
+done
+
+work=$(mktemp -d /tmp/pgdd.XXXXXX)
+created+=("$work")
+for u in "${checked[@]}"; do
+        unit_props "$u" >"$work/$u.flat"
+done
+
+# The generator by hand, with the arguments systemd gives it.
+rm -rf "$gen_manual"
+mkdir -p "$gen_manual"/{normal,early,late}
+"$generator" "$gen_manual/normal" "$gen_manual/early" "$gen_manual/late" 2>"$work/generator.err" ||
+        echo "the generator exited with $? (it never should)"
+
+# The groups a generated drop-in names: "# Policy groups: a b" (see
+# append_groups_header() in src/generator). Sorted, comma-separated.
+generated_groups() {
+        [[ -f $1 ]] || return 0
+        sed -n 's/^# Policy groups://p' "$1" | tr ' ' '\n' | sed '/^$/d' | sort -u | paste -sd, -
+}
+
+# ---- policyd ----
+start_policyd
+# Until policyd manages every running unit, for 60 s at most.
+pending=()
+for u in "${checked[@]}"; do
+        [[ $(systemctl show -P ActiveState "$u") == active ]] && pending+=("$u")
+done
+deadline=$((SECONDS + 60))
+while ((${#pending[@]} > 0 && SECONDS < deadline)); do
+        next=()
+        for u in "${pending[@]}"; do
+                id=$(jget "$work/$u.flat" '.data[0].Id.data' | tr -d '"')
+                policyctl explain "$id" --json >/dev/null 2>&1 || next+=("$u")
+        done
+        pending=("${next[@]}")
+        ((${#pending[@]} > 0)) && sleep 0.5
+done
+sleep 1 # what policyd said first may have been before every file was read
+for u in "${checked[@]}"; do
+        id=$(jget "$work/$u.flat" '.data[0].Id.data' | tr -d '"')
+        policyctl explain "$id" --json >"$work/$u.explain" 2>"$work/$u.explain-err" || rm -f "$work/$u.explain"
+done
+
+# ---- compare ----
+for u in "${checked[@]}"; do
+        sd=$work/$u.flat
+        before=${#disagreements[@]}
+        load_state=$(jget "$sd" '.data[0].LoadState.data' | tr -d '"')
+        docs=$(jlist "$sd" '.data[0].Documentation.data')
+        dropins=$(jlist "$sd" '.data[0].DropInPaths.data')
+        fragment=$(jget "$sd" '.data[0].FragmentPath.data')
+
+        # systemd applies nothing of a unit it did not load.
+        if [[ $load_state == loaded ]]; then
+                expected=$(grep -o 'man:pgdd-g[0-9]*(1)' <<<"$docs" | sed 's/man:\(pgdd-g[0-9]*\)(1)/\1/' |
+                        sort -u | paste -sd, -)
+        else
+                expected=
+        fi
+
+        # The generator's drop-in that applies to the unit: systemd lists it.
+        gen_path=$(tr ',' '\n' <<<"${dropins:1:-1}" | tr -d '"' | grep '^/run/systemd/generator/.*/50-policy-groups.conf$' | head -n 1)
+        gen_sd=$(generated_groups "$gen_path")
+        gen_hand=
+        [[ -n $gen_path ]] && gen_hand=$(generated_groups "$gen_manual/normal/${gen_path#/run/systemd/generator/}")
+
+        if [[ -f $work/$u.explain ]]; then
+                pd=$(jflat <"$work/$u.explain" | awk -F'\t' '$1 ~ /^\.groups\[[0-9]+\]\.group$/ { gsub(/"/, "", $2); print $2 }' |
+                        sort -u | paste -sd, -)
+        else
+                pd=
+                [[ $load_state == loaded ]] && pd="(not managed: $(head -n 1 "$work/$u.explain-err"))"
+        fi
+
+        echo "== $u: ${layout[$u]}"
+        echo "   systemd: LoadState=$load_state FragmentPath=$fragment"
+        echo "   systemd: Documentation=$docs"
+        echo "   systemd: DropInPaths=$dropins"
+        compare "$u" "groups (policyd-generator, run by systemd)" "${expected:-none}" "${gen_sd:-none}" policyd-generator
+        compare "$u" "groups (policyd-generator, run by hand)" "${expected:-none}" "${gen_hand:-none}" "policyd-generator by hand"
+        compare "$u" "groups (policyd)" "${expected:-none}" "${pd:-none}" "policyctl explain"
+
+        if ((${#disagreements[@]} > before)); then
+                [[ -n $gen_path ]] && { echo "  generated $gen_path:"; sed 's/^/    /' "$gen_path"; }
+                echo "  input files:"
+                for p in $etc/service.d/00-pgdd-type.conf ${files_of[$u]}; do
+                        [[ -d $p && ! -L $p ]] && continue
+                        if [[ -L $p ]]; then
+                                echo "    $p -> $(readlink "$p")"
+                        else
+                                echo "    $p: $(tr '\n' '|' <"$p")"
+                        fi
+                done
+        fi
+done
+
+# ---- policyd did not crash ----
+result=$(systemctl show -P Result policyd.service)
+[[ $result == signal || $result == core-dump ]] && disagree policyd "Result of policyd.service" "-" "$result"
+if journalctl -b --no-pager -o cat -u policyd.service | grep -E 'dumped core|status=11/SEGV'; then
+        disagree policyd "policyd crashed" "-" "see the journal lines above"
+fi
+systemctl is-active --quiet policyd.service || disagree policyd "policyd.service is active" "active" "$(systemctl show -P ActiveState policyd.service)"
+if [[ -s $work/generator.err ]]; then
+        echo "the generator, run by hand, said:"
+        sed 's/^/  /' "$work/generator.err"
+fi
+
+finish_differential
