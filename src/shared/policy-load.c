@@ -497,6 +497,11 @@ static int policy_group_apply_file(PolicyGroup *g, const char *path, Diagnostics
         r = conf_parse_file(path, &f, diags);
         if (r < 0)
                 return r;
+        /* Where systemd would refuse a unit file, the whole policy file goes,
+         * drop-ins included: half a drop-in is never what its author meant
+         * (policy.d(5), "Syntax"). */
+        if (f->refused)
+                return -EBADMSG;
         policy_group_apply_conf(g, f, diags);
         return 0;
 }
@@ -638,7 +643,7 @@ static void daemon_config_apply_path(DaemonConfig *c, const char *path, Diagnost
 
         if (!config_file_is_trusted(path, diags))
                 return;
-        if (conf_parse_file(path, &f, diags) < 0)
+        if (conf_parse_file(path, &f, diags) < 0 || f->refused)
                 return;
         daemon_config_load_file(c, f, diags);
 }
