@@ -303,6 +303,41 @@ ConfFile *conf_parse_data(const char *path, const char *data, size_t size, Diagn
         return f;
 }
 
+int conf_extract_words(const char *s, GPtrArray *words) {
+        const char *p = s;
+
+        for (;;) {
+                while (*p && strchr(WHITESPACE, *p))
+                        p++;
+                if (*p == '\0')
+                        return 0;
+
+                g_autoptr(GString) w = g_string_new(NULL);
+                char quote = 0;
+                for (; *p; p++) {
+                        if (*p == '\\') {
+                                /* The next byte as it is; a backslash at the end is an error. */
+                                if (p[1] == '\0')
+                                        return -EINVAL;
+                                g_string_append_c(w, *++p);
+                        } else if (quote) {
+                                if (*p == quote)
+                                        quote = 0;
+                                else
+                                        g_string_append_c(w, *p);
+                        } else if (*p == '"' || *p == '\'')
+                                quote = *p;
+                        else if (strchr(WHITESPACE, *p))
+                                break;
+                        else
+                                g_string_append_c(w, *p);
+                }
+                if (quote)
+                        return -EINVAL;
+                g_ptr_array_add(words, g_string_free(g_steal_pointer(&w), FALSE));
+        }
+}
+
 int read_full_file(const char *path, char **ret, size_t *ret_size) {
         _cleanup_close_ int fd = -1;
         struct stat st;
