@@ -4,6 +4,7 @@
  * policyctl-online.c, ask the running policyd over the system bus. */
 
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +28,10 @@ static void help(void) {
                "Offline commands (read the policy files directly):\n"
                "  verify [PATH...]        Check policy files and print every diagnostic\n"
                "  cat-config [GROUP...]   Show a group's file and its drop-ins\n"
-               "  list                    List the groups\n\n"
+               "  list                    List the groups\n"
+               "  parse FILE...           Show how systemd's parser reads a file (policy\n"
+               "                          or unit file): its sections and assignments by\n"
+               "                          line, and where systemd would refuse it\n\n"
                "Online commands (ask the running policyd over the system bus):\n"
                "  status                  Show policyd's state and the groups with their\n"
                "                          member counts\n"
@@ -154,6 +158,161 @@ static int verb_verify(int argc, char **argv) {
                 print_diagnostics(diags, stdout);
 
         return diagnostics_count(diags, DIAGNOSTIC_ERROR) > 0 ? EXIT_ERRORS : EXIT_OK;
+}
+
+/* ---- parse: a file as systemd's parser reads it ---- */
+
+/* What a section or assignment looks like in the listing, in line order. */
+typedef struct ParsedItem {
+        unsigned line;
+        const ConfSection *section;       /* or */
+        const ConfAssignment *assignment;
+} ParsedItem;
+
+static int parsed_item_compare(const void *a, const void *b) {
+        const ParsedItem *x = a, *y = b;
+        return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static GArray *parsed_items(const ConfFile *f) {
+        GArray *items = g_array_new(FALSE, TRUE, sizeof(ParsedItem));
+
+        for (guint i = 0; i < f->sections->len; i++) {
+                const ConfSection *s = g_ptr_array_index(f->sections, i);
+                g_array_append_val(items, ((ParsedItem) { .line = s->line, .section = s }));
+        }
+        for (guint i = 0; i < f->assignments->len; i++) {
+                const ConfAssignment *a = g_ptr_array_index(f->assignments, i);
+                g_array_append_val(items, ((ParsedItem) { .line = a->line, .assignment = a }));
+        }
+        /* Stable: a section and the assignments after it keep file order. */
+        g_array_sort(items, parsed_item_compare);
+        return items;
+}
+
+static void parse_print_text(const char *path, const ConfFile *f, const Diagnostics *diags) {
+        g_autoptr(GArray) items = f ? parsed_items(f) : NULL;
+        guint d = 0;
+
+        for (guint i = 0; items && i <= items->len; i++) {
+                unsigned line = i < items->len ? g_array_index(items, ParsedItem, i).line : UINT_MAX;
+
+                /* Diagnostics come before the first item past their line. */
+                for (; d < diags->items->len; d++) {
+                        const Diagnostic *diag = g_ptr_array_index(diags->items, d);
+                        if (diag->line >= line)
+                                break;
+                        g_autofree char *text = diagnostic_format(diag);
+                        printf("%s\n", text);
+                }
+                if (i == items->len)
+                        break;
+                const ParsedItem *it = &g_array_index(items, ParsedItem, i);
+                if (it->section)
+                        printf("%s:%u: [%s]\n", path, it->line, it->section->name);
+                else
+                        printf("%s:%u: %s=%s\n", path, it->line, it->assignment->key, it->assignment->value);
+        }
+        for (; d < diags->items->len; d++) {
+                g_autofree char *text = diagnostic_format(g_ptr_array_index(diags->items, d));
+                printf("%s\n", text);
+        }
+}
+
+static void parse_append_json(GString *out, const char *path, const ConfFile *f, const Diagnostics *diags) {
+        g_string_append_c(out, '{');
+        json_append_key(out, "file");
+        json_append_string(out, path);
+        g_string_append_printf(out, ",\"readable\":%s,\"refused\":%s,", f ? "true" : "false",
+                               f && f->refused ? "true" : "false");
+        json_append_key(out, "error");
+        const Diagnostic *fatal = NULL;
+        for (guint i = 0; i < diags->items->len && !fatal; i++) {
+                const Diagnostic *diag = g_ptr_array_index(diags->items, i);
+                if (!f || (f->refused && diag->line == f->refused_line && diag->severity == DIAGNOSTIC_ERROR))
+                        fatal = diag;
+        }
+        if (fatal) {
+                if (fatal->line > 0)
+                        g_string_append_printf(out, "{\"line\":%u,", fatal->line);
+                else
+                        g_string_append(out, "{\"line\":null,");
+                json_append_key(out, "message");
+                json_append_string(out, fatal->message);
+                g_string_append_c(out, '}');
+        } else
+                g_string_append(out, "null");
+
+        g_string_append(out, ",\"sections\":[");
+        for (guint i = 0; f && i < f->sections->len; i++) {
+                const ConfSection *s = g_ptr_array_index(f->sections, i);
+                g_string_append(out, i ? ",{" : "{");
+                json_append_key(out, "name");
+                json_append_string(out, s->name);
+                g_string_append_printf(out, ",\"line\":%u}", s->line);
+        }
+        g_string_append(out, "],\"assignments\":[");
+        for (guint i = 0; f && i < f->assignments->len; i++) {
+                const ConfAssignment *a = g_ptr_array_index(f->assignments, i);
+                g_string_append(out, i ? ",{" : "{");
+                json_append_key(out, "section");
+                json_append_string(out, a->section);
+                g_string_append_c(out, ',');
+                json_append_key(out, "key");
+                json_append_string(out, a->key);
+                g_string_append_c(out, ',');
+                json_append_key(out, "value");
+                json_append_string(out, a->value);
+                g_string_append_printf(out, ",\"line\":%u}", a->line);
+        }
+        g_string_append(out, "],\"diagnostics\":[");
+        for (guint i = 0; i < diags->items->len; i++) {
+                const Diagnostic *diag = g_ptr_array_index(diags->items, i);
+                g_string_append(out, i ? ",{" : "{");
+                if (diag->line > 0)
+                        g_string_append_printf(out, "\"line\":%u,", diag->line);
+                else
+                        g_string_append(out, "\"line\":null,");
+                json_append_key(out, "severity");
+                json_append_string(out, diagnostic_severity_to_string(diag->severity));
+                g_string_append_c(out, ',');
+                json_append_key(out, "message");
+                json_append_string(out, diag->message);
+                g_string_append_c(out, '}');
+        }
+        g_string_append(out, "]}");
+}
+
+/* Any file in systemd's dialect (unit files and drop-ins too), line by
+ * line: what the parser keeps, and where systemd would refuse the file. */
+static int verb_parse(int argc, char **argv) {
+        g_autoptr(GString) json = g_string_new("[");
+        bool failed = false;
+
+        if (argc <= 1) {
+                fprintf(stderr, "parse needs at least one file.\n");
+                return EXIT_USAGE;
+        }
+
+        for (int i = 1; i < argc; i++) {
+                g_autofree char *path = path_for_argument(argv[i]);
+                g_autoptr(Diagnostics) diags = diagnostics_new();
+                g_autoptr(ConfFile) f = NULL;
+
+                if (conf_parse_file(path, &f, diags) < 0 || f->refused)
+                        failed = true;
+                if (arg_json) {
+                        if (i > 1)
+                                g_string_append_c(json, ',');
+                        parse_append_json(json, path, f, diags);
+                } else
+                        parse_print_text(path, f, diags);
+        }
+        if (arg_json) {
+                g_string_append(json, "]\n");
+                fputs(json->str, stdout);
+        }
+        return failed ? EXIT_ERRORS : EXIT_OK;
 }
 
 static int load_sources(GPtrArray **ret, Diagnostics *diags) {
@@ -297,6 +456,10 @@ static int verb_list(int argc, char **argv) {
                         json_append_key(out, "description");
                         json_append_string(out, g->description);
                         g_string_append_c(out, ',');
+                        json_append_key(out, "documentation");
+                        json_append_string_array(out, (const char *const *) g->documentation->pdata,
+                                                 g->documentation->len);
+                        g_string_append_c(out, ',');
                         json_append_key(out, "file");
                         json_append_string(out, g->file);
                         g_string_append_c(out, ',');
@@ -345,6 +508,7 @@ static const Verb verbs[] = {
         { "verify", verb_verify, false },
         { "cat-config", verb_cat_config, false },
         { "list", verb_list, false },
+        { "parse", verb_parse, false },
         { "status", verb_status, true },
         { "show", verb_show, true },
         { "explain", verb_explain, true },
@@ -400,7 +564,7 @@ int main(int argc, char **argv) {
                         continue;
                 if (verbs[i].online && arg_root) {
                         fprintf(stderr,
-                                "--root is for the offline commands (verify, cat-config, list); '%s' asks the "
+                                "--root is for the offline commands (verify, cat-config, list, parse); '%s' asks the "
                                 "running policyd. Drop --root.\n",
                                 verbs[i].name);
                         return EXIT_USAGE;

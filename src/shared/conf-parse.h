@@ -10,7 +10,9 @@
 
 #include "diagnostics.h"
 
-#define CONF_LINE_MAX (1024U * 1024U) /* systemd's LONG_LINE_MAX */
+/* systemd's LONG_LINE_MAX: a line must stay below it, a continued one may
+ * reach it. */
+#define CONF_LINE_MAX (1024U * 1024U)
 #define CONF_FILE_MAX (16U * 1024U * 1024U)
 
 typedef struct ConfAssignment {
@@ -29,14 +31,33 @@ typedef struct ConfFile {
         char *path;
         GPtrArray *sections;    /* ConfSection*, in file order */
         GPtrArray *assignments; /* ConfAssignment*, in file order */
+        /* systemd stops at a line it cannot read (over-long, invalid
+         * UTF-8, a bad section header) and refuses the whole file; what
+         * came before that line is still here, as systemd had applied it. */
+        bool refused;
+        unsigned refused_line;
 } ConfFile;
 
 ConfFile *conf_file_free(ConfFile *f);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(ConfFile, conf_file_free)
 
-/* Parses size bytes of data. Syntax problems become diagnostics naming
- * path:line; the line is skipped and parsing goes on. Never fails. */
+/* Parses size bytes of data exactly as systemd's config_parse() reads a
+ * unit file: lines end at \n, \r, NUL or a mix of them; a leading UTF-8
+ * BOM is dropped; comment lines are skipped even inside a continuation; a
+ * continued line is numbered where it ends. A line systemd ignores becomes a
+ * diagnostic naming path:line, and parsing goes on; a line that makes
+ * systemd refuse the file ends the parse with f->refused set. Never fails. */
 ConfFile *conf_parse_data(const char *path, const char *data, size_t size, Diagnostics *diags);
+
+/* systemd's utf8_is_valid(): RFC 3629 UTF-8 without non-characters. */
+bool conf_utf8_is_valid(const char *s, size_t n);
+
+/* Splits a value into words as systemd's extract_first_word() does with
+ * EXTRACT_UNQUOTE, for its list settings (Documentation=): whitespace
+ * separates, quotes group and go, a backslash takes the next byte as it is.
+ * Appends each word to words (char*, owned); -EINVAL at an unbalanced quote
+ * or a trailing backslash, keeping the words before it, as systemd does. */
+int conf_extract_words(const char *s, GPtrArray *words);
 
 /* Reads and parses path. -errno when it cannot be read (with a diagnostic). */
 int conf_parse_file(const char *path, ConfFile **ret, Diagnostics *diags);

@@ -119,6 +119,7 @@ PolicyGroup *policy_group_new(const char *name) {
         g->match_users = g_ptr_array_new_with_free_func(g_free);
         g->match_xattrs = g_ptr_array_new_with_free_func(g_free);
         g->match_executables = g_ptr_array_new_with_free_func(g_free);
+        g->documentation = g_ptr_array_new_with_free_func(g_free);
         g->attributes = g_ptr_array_new_with_free_func((GDestroyNotify) attribute_setting_free);
         return g;
 }
@@ -128,6 +129,7 @@ PolicyGroup *policy_group_free(PolicyGroup *g) {
                 return NULL;
         g_free(g->name);
         g_free(g->description);
+        g_ptr_array_unref(g->documentation);
         g_free(g->file);
         g_ptr_array_unref(g->dropins);
         g_ptr_array_unref(g->match_units);
@@ -161,6 +163,7 @@ char *policy_group_format(const PolicyGroup *g) {
         g_string_append_printf(out, "# %s\n[PolicyGroup]\n", g->name);
         if (g->description)
                 g_string_append_printf(out, "Description=%s\n", g->description);
+        format_list(out, "Documentation", g->documentation);
         g_string_append_printf(out, "Priority=%u\nAllowSelfAssign=%s\nApplyToRunning=%s\n", g->priority,
                                g->allow_self_assign ? "yes" : "no", g->apply_to_running ? "yes" : "no");
 

@@ -58,6 +58,7 @@ typedef struct AttributeSetting {
 typedef struct PolicyGroup {
         char *name;
         char *description;
+        GPtrArray *documentation; /* char* URLs, as systemd's Documentation= */
         unsigned priority;
         bool allow_self_assign;
         bool apply_to_running;

@@ -243,6 +243,50 @@ static void parse_description(const ConfContext *ctx, const char *value, void *d
         *s = isempty(value) ? NULL : g_strdup(value);
 }
 
+/* systemd's documentation_url_is_valid(): http(s)://, file:/, info: or
+ * man:, followed by something in ASCII. */
+static bool documentation_url_valid(const char *url) {
+        static const char *const schemes[] = { "http://", "https://", "file:/", "info:", "man:" };
+
+        for (size_t i = 0; i < ELEMENTSOF(schemes); i++) {
+                if (!g_str_has_prefix(url, schemes[i]))
+                        continue;
+                const char *rest = url + strlen(schemes[i]);
+                if (*rest == '\0')
+                        return false;
+                for (; *rest; rest++)
+                        if ((unsigned char) *rest >= 0x80)
+                                return false;
+                return true;
+        }
+        return false;
+}
+
+/* Documentation=, as systemd reads it in a unit: words appended, empty
+ * resets, invalid URLs dropped with a warning. No %-specifiers. */
+static void parse_documentation(const ConfContext *ctx, const char *value, void *data) {
+        GPtrArray *list = *(GPtrArray **) data;
+        g_autoptr(GPtrArray) words = g_ptr_array_new_with_free_func(g_free);
+
+        if (isempty(value)) {
+                g_ptr_array_set_size(list, 0);
+                return;
+        }
+        if (conf_extract_words(value, words) < 0)
+                diagnostics_add(ctx->diags, DIAGNOSTIC_WARNING, ctx->file, ctx->line,
+                                "Invalid syntax in %s= (an unbalanced quote or a trailing backslash), ignoring "
+                                "the rest: %s",
+                                ctx->key, value);
+        for (guint i = 0; i < words->len; i++) {
+                const char *url = g_ptr_array_index(words, i);
+                if (documentation_url_valid(url))
+                        g_ptr_array_add(list, g_strdup(url));
+                else
+                        diagnostics_add(ctx->diags, DIAGNOSTIC_WARNING, ctx->file, ctx->line,
+                                        "Invalid URL in %s=, ignoring: %s", ctx->key, url);
+        }
+}
+
 static void parse_priority_key(const ConfContext *ctx, const char *value, void *data) {
         unsigned *p = data, v;
         const char *why = NULL;
@@ -465,6 +509,7 @@ static void parse_attribute(const ConfContext *ctx, const char *value, void *dat
 
 static const ConfTableItem policy_table[] = {
         { "PolicyGroup", "Description", parse_description, offsetof(PolicyGroup, description), 0 },
+        { "PolicyGroup", "Documentation", parse_documentation, offsetof(PolicyGroup, documentation), 0 },
         { "PolicyGroup", "Priority", parse_priority_key, offsetof(PolicyGroup, priority), 0 },
         { "PolicyGroup", "AllowSelfAssign", parse_boolean_key, offsetof(PolicyGroup, allow_self_assign), 0 },
         { "PolicyGroup", "ApplyToRunning", parse_boolean_key, offsetof(PolicyGroup, apply_to_running), 0 },
@@ -497,6 +542,11 @@ static int policy_group_apply_file(PolicyGroup *g, const char *path, Diagnostics
         r = conf_parse_file(path, &f, diags);
         if (r < 0)
                 return r;
+        /* Where systemd would refuse a unit file, the whole policy file goes,
+         * drop-ins included: half a drop-in is never what its author meant
+         * (policy.d(5), "Syntax"). */
+        if (f->refused)
+                return -EBADMSG;
         policy_group_apply_conf(g, f, diags);
         return 0;
 }
@@ -638,7 +688,7 @@ static void daemon_config_apply_path(DaemonConfig *c, const char *path, Diagnost
 
         if (!config_file_is_trusted(path, diags))
                 return;
-        if (conf_parse_file(path, &f, diags) < 0)
+        if (conf_parse_file(path, &f, diags) < 0 || f->refused)
                 return;
         daemon_config_load_file(c, f, diags);
 }

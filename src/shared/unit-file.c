@@ -79,23 +79,36 @@ void unit_file_collect_policy_groups(const char *unit_name, const ConfFile *f, G
         }
 }
 
-static void read_one(const char *unit_name, const char *path, GPtrArray *groups, Diagnostics *diags) {
+/* -EBADMSG when systemd would refuse the file; the groups named before the
+ * bad line are collected all the same. */
+static int read_one(const char *unit_name, const char *path, GPtrArray *groups, Diagnostics *diags) {
         g_autoptr(ConfFile) f = NULL;
+        int r;
 
-        if (conf_parse_file(path, &f, diags) < 0)
-                return;
+        r = conf_parse_file(path, &f, diags);
+        if (r < 0)
+                return r;
         unit_file_collect_policy_groups(unit_name, f, groups, diags);
+        return f->refused ? -EBADMSG : 0;
 }
 
 int unit_file_read_policy_groups(const char *unit_name, const char *fragment, const char *const *dropins,
                                  char ***ret, Diagnostics *diags) {
         g_autoptr(GPtrArray) groups = g_ptr_array_new_with_free_func(g_free);
-        /* /dev/null fragments are masked units: nothing to read. */
-        if (!isempty(fragment) && !streq(fragment, "/dev/null"))
-                read_one(unit_name, fragment, groups, diags);
-        for (const char *const *d = dropins; d && *d; d++)
-                if (!streq(*d, "/dev/null"))
-                        read_one(unit_name, *d, groups, diags);
+
+        /* /dev/null fragments are masked units: nothing to read. A fragment
+         * systemd refuses leaves the unit unloaded (LoadState=error), so it
+         * is in no group at all. A refused drop-in only loses its lines from
+         * the bad one on: systemd 257 keeps what it had read. */
+        if (!isempty(fragment) && !streq(fragment, "/dev/null") &&
+            read_one(unit_name, fragment, groups, diags) == -EBADMSG) {
+                diagnostics_add(diags, DIAGNOSTIC_ERROR, fragment, 0,
+                                "systemd refuses to load %s from this file, so it joins no policy group", unit_name);
+                g_ptr_array_set_size(groups, 0);
+        } else
+                for (const char *const *d = dropins; d && *d; d++)
+                        if (!streq(*d, "/dev/null"))
+                                (void) read_one(unit_name, *d, groups, diags);
 
         g_ptr_array_add(groups, NULL);
         *ret = (char **) g_ptr_array_free(TAKE_PTR(groups), FALSE);

@@ -126,5 +126,37 @@ echo "$out" | grep -q "c.policy: warning: File is writable by others" && ! echo 
         && ok "a file writable by others is refused with a warning" \
         || not_ok "a file writable by others is refused with a warning" "$out"
 
+# --- parse
+put parse/u.service '[Unit]\nDescription=a \\\n# inside\n b\n[Unit ]\nPolicyGroup=ignored\n[Service]\nPolicyGroup=g\n'
+out=$("$policyctl" parse "$tmp/parse/u.service"); rc=$?
+expected="$tmp/parse/u.service:1: [Unit]
+$tmp/parse/u.service:4: Description=a   b
+$tmp/parse/u.service:5: [Unit ]
+$tmp/parse/u.service:6: PolicyGroup=ignored
+$tmp/parse/u.service:7: [Service]
+$tmp/parse/u.service:8: PolicyGroup=g"
+[ $rc = 0 ] && [ "$out" = "$expected" ] && ok "parse lists sections and assignments by line, verbatim" \
+        || not_ok "parse lists sections and assignments by line, verbatim" "exit $rc, got:" "$out"
+
+put parse/bad.service '[Unit]\nDescription=kept\n[Unit\n Description=lost\n'
+out=$("$policyctl" parse "$tmp/parse/bad.service"); rc=$?
+[ $rc = 1 ] && echo "$out" | grep -qxF "$tmp/parse/bad.service:3: error: Invalid section header '[Unit'; the whole file is refused" \
+        && ! echo "$out" | grep -q lost \
+        && ok "parse stops where systemd refuses the file, and exits 1" \
+        || not_ok "parse stops where systemd refuses the file, and exits 1" "exit $rc, got:" "$out"
+
+check "parse --json gives refused, error, sections and assignments" python3 -c '
+import json, subprocess, sys
+out = subprocess.run([sys.argv[1], "--json", "parse", sys.argv[2], sys.argv[3], "/nonexistent/x"], capture_output=True, text=True).stdout
+good, bad, missing = json.loads(out)
+assert good["refused"] is False and good["error"] is None, good
+assert [(a["section"], a["key"], a["value"], a["line"]) for a in good["assignments"]] == [
+    ("Unit", "Description", "a   b", 4), ("Unit ", "PolicyGroup", "ignored", 6), ("Service", "PolicyGroup", "g", 8)], good
+assert bad["refused"] is True and bad["error"]["line"] == 3, bad
+assert [a["value"] for a in bad["assignments"]] == ["kept"], bad
+assert missing["readable"] is False and missing["error"]["line"] is None, missing
+' "$policyctl" "$tmp/parse/u.service" "$tmp/parse/bad.service"
+expect_rc "parse without a file is a usage error" 2 "$policyctl" parse
+
 echo "1..$n"
 [ $failures = 0 ]

@@ -55,6 +55,37 @@ static void test_dropins_accumulate_and_empty_resets(void) {
         g_assert_cmpstr(s, ==, "d a e");
 }
 
+/* Seen on systemd 257: a fragment it cannot parse leaves the unit unloaded
+ * (LoadState=error); a drop-in it cannot parse keeps the lines before the
+ * bad one, loses the rest, and the unit loads. */
+static void test_refused_files_as_systemd(void) {
+        g_autoptr(Diagnostics) d = diagnostics_new();
+        g_autofree char *bad = put("u9/a.service", "[Unit]\nPolicyGroup=a\n[Unit\"]\nPolicyGroup=b\n");
+        g_autofree char *good = put("u9/b.service", "[Unit]\nPolicyGroup=a\n");
+        g_autofree char *d1 = put("u9/b.service.d/10.conf", "[Unit]\nPolicyGroup=c\n[Bad\nPolicyGroup=d\n");
+        g_autofree char *d2 = put("u9/b.service.d/20.conf", "[Unit]\nPolicyGroup=e\n");
+        const char *dropins[] = { d1, d2, NULL };
+        g_auto(GStrv) refused = NULL, partial = NULL;
+
+        g_assert_cmpint(unit_file_read_policy_groups("a.service", bad, dropins, &refused, d), ==, 0);
+        g_assert_cmpuint(g_strv_length(refused), ==, 0);
+        g_assert_cmpuint(diagnostics_count(d, DIAGNOSTIC_ERROR), ==, 2); /* the line, and the unit */
+
+        g_assert_cmpint(unit_file_read_policy_groups("b.service", good, dropins, &partial, NULL), ==, 0);
+        g_autofree char *s = joined(partial);
+        g_assert_cmpstr(s, ==, "a c e");
+}
+
+/* "[Unit ]" is an unknown section to systemd, not [Unit]. */
+static void test_section_names_are_verbatim(void) {
+        g_autofree char *f = put("u10/a.service", "[Unit ]\nPolicyGroup=a\n[ Service]\nPolicyGroup=b\n"
+                                                  "[Service]\nPolicyGroup=c\n");
+        g_auto(GStrv) groups = NULL;
+        g_assert_cmpint(unit_file_read_policy_groups("a.service", f, NULL, &groups, NULL), ==, 0);
+        g_autofree char *s = joined(groups);
+        g_assert_cmpstr(s, ==, "c");
+}
+
 static void test_bad_group_name_is_an_error_with_line(void) {
         g_autoptr(Diagnostics) d = diagnostics_new();
         g_autofree char *f = put("u5/a.service", "[Unit]\n\nPolicyGroup=ok bad,name\n");
@@ -147,6 +178,8 @@ int main(int argc, char **argv) {
         g_test_add_func("/unit-file/other-sections-are-not-read", test_other_sections_are_not_read);
         g_test_add_func("/unit-file/type-section-follows-unit-type", test_type_section_follows_unit_type);
         g_test_add_func("/unit-file/dropins-accumulate-and-empty-resets", test_dropins_accumulate_and_empty_resets);
+        g_test_add_func("/unit-file/refused-files-as-systemd", test_refused_files_as_systemd);
+        g_test_add_func("/unit-file/section-names-are-verbatim", test_section_names_are_verbatim);
         g_test_add_func("/unit-file/bad-group-name-is-an-error-with-line", test_bad_group_name_is_an_error_with_line);
         g_test_add_func("/unit-file/transient-and-masked-units", test_transient_and_masked_units);
         g_test_add_func("/unit-file/missing-fragment-is-a-diagnostic", test_missing_fragment_is_a_diagnostic);
