@@ -34,6 +34,7 @@ cleanup() {
         systemctl daemon-reload
 }
 trap cleanup EXIT
+trap 'exit 143' TERM # the runner's time limit: clean up all the same
 rm -f "$units"/pgd-[0-9][0-9].target
 rm -rf "$root"
 mkdir -p "$work/cases" "$work/sd" "$root/etc/policy.d"
