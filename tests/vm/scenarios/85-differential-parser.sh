@@ -21,7 +21,7 @@ set -uo pipefail
 # Intended differences: CASE → the reason, as policy.d(5) states it. The
 # check still runs, against systemd's answer with the difference undone.
 declare -A intended_reason=(
-        [35]="systemd expands specifiers (%n, %%) in Description=; policy files have no specifiers"
+        [35]="systemd expands specifiers (%n, %%) in Description=; policy files have none (policy.d(5), Description=)"
 )
 
 units=/etc/systemd/system

@@ -315,7 +315,14 @@ while ((${#pending[@]} > 0 && SECONDS < deadline)); do
 done
 sleep 1 # what policyd said first may have been before every file was read
 for u in "${checked[@]}"; do
-        policyctl explain "$u" --json >"$work/explain/$u.json" 2>"$work/explain/$u.err" || rm -f "$work/explain/$u.json"
+        # By systemd's Id; an alias also by its own name, as systemctl takes it.
+        id=$(sed -n 's/.*"Id":{"type":"s","data":"\([^"]*\)".*/\1/p' "$work/sd/$u.json")
+        policyctl explain "${id:-$u}" --json >"$work/explain/$u.json" 2>"$work/explain/$u.err" ||
+                rm -f "$work/explain/$u.json"
+        if [[ -n $id && $id != "$u" ]]; then
+                policyctl explain "$u" --json >"$work/explain/$u.alias.json" 2>"$work/explain/$u.alias.err" ||
+                        rm -f "$work/explain/$u.alias.json"
+        fi
 done
 
 # ---- policyd did not crash ----

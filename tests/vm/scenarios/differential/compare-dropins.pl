@@ -102,16 +102,17 @@ for my $line (split /\n/, slurp("$work/units.txt") // '') {
                 $gen_hand = generated_groups("$gen_manual/normal/$rel");
         }
 
-        my $explain = decode_file("$work/explain/$unit.json");
-        my $policyd;
-        if ($explain) {
-                $policyd = set_of(map { $_->{group} } @{ $explain->{groups} // [] });
-        } elsif ($load_state eq 'loaded') {
-                my $err = (split /\n/, slurp("$work/explain/$unit.err") // '')[0] // '';
-                $policyd = "(not managed: $err)";
-        } else {
-                $policyd = 'none';
-        }
+        # policyctl explain, asked by systemd's Id, and by the alias name
+        # where the unit was started by one.
+        my $explained = sub {
+                my ($base) = @_;
+                my $explain = decode_file("$base.json");
+                return set_of(map { $_->{group} } @{ $explain->{groups} // [] }) if $explain;
+                return 'none' if $load_state ne 'loaded';
+                my $err = (split /\n/, slurp("$base.err") // '')[0] // '';
+                return "(not managed: $err)";
+        };
+        my $policyd = $explained->("$work/explain/$unit");
 
         print "== $unit: $layout\n";
         print "   systemd: LoadState=$load_state FragmentPath=" . ($p->{FragmentPath}{data} // '') . "\n";
@@ -120,6 +121,9 @@ for my $line (split /\n/, slurp("$work/units.txt") // '') {
         compare($unit, 'groups (policyd-generator, run by systemd)', $expected, $gen_sd, 'policyd-generator');
         compare($unit, 'groups (policyd-generator, run by hand)', $expected, $gen_hand, 'policyd-generator by hand');
         compare($unit, 'groups (policyd)', $expected, $policyd, 'policyctl explain');
+        compare($unit, 'groups (policyd, asked by the alias name)', $expected,
+                $explained->("$work/explain/$unit.alias"), 'policyctl explain')
+            if -e "$work/explain/$unit.alias.err";
 
         if (@disagreements > $before) {
                 if ($generated && -f $generated) {

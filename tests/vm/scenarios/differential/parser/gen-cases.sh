@@ -53,3 +53,8 @@ w 61-utf8-surrogate '[Unit]\nDescription=surrogate \xed\xa0\x80 half\n'
 w 62-empty-file ''
 w 66-invalid-utf8-unknown-key '[Unit]\nFoo=bad \xff byte\nDescription=after the unknown key\n'
 w 67-invalid-utf8-section '[Unit]\n[X-\xff]\nDescription=in a bad section\n'
+# Only the first byte-order mark is dropped (seen: a BOM on line 2 alone is).
+w 78-bom-twice '\xef\xbb\xbf[Unit]\n\xef\xbb\xbfDescription=second BOM\nDocumentation=man:a(1)\n'
+w 79-nul-in-section-header '[Un\0it]\nDescription=after a NUL in the header\n'
+w 80-cr-in-key '[Unit]\nDesc\rription=cr in the key\n'
+w 81-control-char-value '[Unit]\nDescription=bell \a escape \x1b[0m del \x7f\n'
