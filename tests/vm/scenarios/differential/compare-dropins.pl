@@ -23,6 +23,8 @@ require(File::Basename::dirname(__FILE__) . '/json.pl');
 
 my ($work, $gen_manual) = @ARGV;
 die "usage: compare-dropins.pl WORK GEN_MANUAL\n" unless defined $gen_manual;
+# Where systemd's run of the generator wrote; another place for selftest.sh.
+my $generator_dir = $ENV{PGDD_GENERATOR_DIR} // '/run/systemd/generator';
 
 sub slurp {
         my ($path) = @_;
@@ -95,10 +97,11 @@ for my $line (split /\n/, slurp("$work/units.txt") // '') {
         # The generator's drop-in that applies to the unit: systemd lists it
         # (the most specific of that name in /run/systemd/generator wins).
         my ($generated) = grep { m{^/run/systemd/generator/.*/50-policy-groups\.conf$} } @dropins;
-        my $gen_sd = $generated ? generated_groups($generated) : 'none';
-        my $gen_hand = 'none';
+        my ($gen_sd, $gen_hand) = ('none', 'none');
         if ($generated) {
                 (my $rel = $generated) =~ s{^/run/systemd/generator/}{};
+                $generated = "$generator_dir/$rel";
+                $gen_sd = generated_groups($generated);
                 $gen_hand = generated_groups("$gen_manual/normal/$rel");
         }
 

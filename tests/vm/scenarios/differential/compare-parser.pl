@@ -157,8 +157,6 @@ for my $file (@cases) {
         my $load_state = $p->{LoadState}{data} // '(no answer)';
         my $loaded = $load_state eq 'loaded';
         my $sd_desc = $p->{Description}{data} // '';
-        # Without a description systemd shows the unit's name.
-        $sd_desc = '' if $sd_desc eq $unit;
         my $sd_doc = json_canonical_list($p->{Documentation}{data});
         my $sd_lines = lines_list(@{ $sd_lines{$id} // [] });
 
@@ -167,6 +165,9 @@ for my $file (@cases) {
                 $sd_desc =~ s/%/%%/g;
                 $sd_desc =~ s/\Q$unit\E/%n/g;
                 push @intended, "$name: $why";
+        } elsif ($sd_desc eq $unit) {
+                # Without a description systemd shows the unit's name.
+                $sd_desc = '';
         }
         my $error = $loaded ? '' : ' (' . ($p->{LoadError}{data}[1] // '') . ')';
         print "== $name: systemd $load_state$error, lines $sd_lines\n";
