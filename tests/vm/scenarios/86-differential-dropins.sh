@@ -29,11 +29,10 @@ k=0            # the last K used
 since=$(date '+%Y-%m-%d %H:%M:%S')
 
 cleanup() {
-        local u p c
-        for u in $(systemctl list-units --all --plain --no-legend 'pgdd*' | awk '{ print $1 }'); do
-                systemctl stop "$u" 2>/dev/null
-        done
-        systemctl stop policyd.service 2>/dev/null
+        local p c
+        # shellcheck disable=SC2046 # unit names, one word each
+        systemctl stop $(systemctl list-units --all --plain --no-legend 'pgdd*' | awk '{ print $1 }') \
+                policyd.service 2>/dev/null
         for ((i = ${#created[@]} - 1; i >= 0; i--)); do
                 p=${created[i]}
                 if [[ -d $p && ! -L $p ]]; then rmdir "$p" 2>/dev/null; else rm -f "$p"; fi
@@ -57,7 +56,7 @@ trap 'exit 143' TERM # the runner's time limit: clean up all the same
 # mk PATH: records PATH and the directories it needs, outermost first.
 mk() {
         local d=$1 dirs=()
-        while d=$(dirname "$d"); [[ ! -e $d ]]; do dirs=("$d" "${dirs[@]}"); done
+        while d=${d%/*}; [[ ! -e $d ]]; do dirs=("$d" "${dirs[@]}"); done
         for d in "${dirs[@]}"; do mkdir "$d" && created+=("$d"); done
         created+=("$1")
         files_of[$current]+=" $1"
@@ -325,15 +324,24 @@ for u in "${checked[@]}"; do
         fi
 done
 
-# ---- policyd did not crash ----
+# ---- policyd did not crash, up to and including its stop ----
+active=$(systemctl show -P ActiveState policyd.service)
+# The units go first, as a user stops them; then policyd.
+# shellcheck disable=SC2046 # unit names, one word each
+systemctl stop $(systemctl list-units --all --plain --no-legend 'pgdd*' | awk '{ print $1 }')
+systemctl stop policyd.service
+result=$(systemctl show -P Result policyd.service)
+journalctl --sync
+# -u takes PID 1's lines about the unit too; the kernel's are apart.
+crashed=$({
+        journalctl -b --since "$since" --no-pager -o cat -u policyd.service
+        journalctl -b --since "$since" --no-pager -o cat -k | grep -E 'policyd\[[0-9]+\]: segfault'
+} | grep -E 'dumped core|status=11/SEGV|code=dumped|segfault' | head -n 1)
+[[ $result == signal || $result == core-dump ]] || result="not signal or core-dump ($result)"
 {
-        result=$(systemctl show -P Result policyd.service)
-        printf 'Result of policyd.service\tnot signal or core-dump\t%s\n' \
-                "$([[ $result == signal || $result == core-dump ]] && echo "$result" || echo 'not signal or core-dump')"
-        crashed=$(journalctl -b --since "$since" --no-pager -o cat -u policyd.service |
-                grep -E 'dumped core|status=11/SEGV' | head -n 1)
-        printf 'policyd crashed\tno\t%s\n' "${crashed:-no}"
-        printf 'policyd.service is active\tactive\t%s\n' "$(systemctl show -P ActiveState policyd.service)"
+        printf 'policyd.service is active before its stop\tactive\t%s\n' "$active"
+        printf 'Result of policyd.service after its stop\tnot signal or core-dump\t%s\n' "${result% (*}"
+        printf 'policyd crashed (its journal)\tno\t%s\n' "${crashed:-no}"
 } >"$work/extra.txt"
 if [[ -s $work/generator.err ]]; then
         echo "the generator, run by hand, said:"
