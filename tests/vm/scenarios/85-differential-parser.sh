@@ -58,6 +58,7 @@ echo "${#ids[@]} cases"
 ((${#ids[@]} >= 40)) || fail "only ${#ids[@]} cases"
 
 # ---- systemd's answer ----
+echo "-- systemd's answer (at $SECONDS s)"
 cursor=$(journalctl -b -n 1 --show-cursor -o cat | sed -n 's/^-- cursor: //p')
 systemctl daemon-reload
 for id in "${ids[@]}"; do
@@ -71,6 +72,7 @@ journalctl --sync
 journalctl -b _PID=1 --after-cursor="$cursor" -o cat --no-pager >"$work/journal.txt"
 
 # ---- the project's answer ----
+echo "-- the project's answer (at $SECONDS s)"
 policyctl --root "$root" list --json >"$work/list.json" 2>"$work/list.err"
 policyctl --root "$root" verify --json >"$work/verify.json" 2>"$work/verify.err"
 # One object per file; exit status 1 when a file is refused.
@@ -79,6 +81,7 @@ for id in "${ids[@]}"; do unit_files+=("$units/pgd-$id.target"); done
 policyctl parse --json "${unit_files[@]}" >"$work/parse.json" 2>"$work/parse.err"
 
 # ---- compare: one process, a fork costs more than a check under TCG ----
+echo "-- compare (at $SECONDS s)"
 for id in "${!intended_reason[@]}"; do
         printf '%s\t%s\n' "$id" "${intended_reason[$id]}"
 done >"$work/intended.txt"

@@ -52,6 +52,7 @@ trap cleanup EXIT
 trap 'exit 143' TERM # the runner's time limit: clean up all the same
 
 # ---- writing layouts ----
+echo "-- writing layouts (at $SECONDS s)"
 
 # mk PATH: records PATH and the directories it needs, outermost first.
 mk() {
@@ -269,17 +270,17 @@ mkdir -p /etc/policy.d
 for ((i = 1; i <= k; i++)); do
         printf '[PolicyGroup]\nDescription=differential group %d\n[Swap]\nSwapMax=infinity\n[Attributes]\nXAttr=user.pgd.g%d=1\n' \
                 "$i" "$i" >"/etc/policy.d/pgdd-g$i.policy"
-        chmod 0644 "/etc/policy.d/pgdd-g$i.policy"
 done
+chmod 0644 /etc/policy.d/pgdd-g*.policy
 
 # ---- systemd: one daemon-reload, then every unit started ----
+echo "-- systemd: one daemon-reload, then every unit started (at $SECONDS s)"
 systemd-run --quiet --unit=pgddr-one.service /bin/sleep infinity || echo "systemd-run pgddr-one failed"
 systemd-run --quiet --unit=pgddr-two.service -p Documentation=man:pgdd-transient-property\(1\) /bin/sleep infinity ||
         echo "systemd-run pgddr-two failed"
 systemctl daemon-reload
-for u in "${checked[@]}"; do
-        systemctl start --no-block "$u" 2>/dev/null
-done
+# One call: a unit that cannot start (masked) does not stop the others.
+systemctl start --no-block "${checked[@]}" 2>/dev/null
 for i in $(seq 1 60); do
         systemctl list-units --plain --no-legend 'pgdd*' | grep -q activating || break
         sleep 0.5
@@ -301,23 +302,32 @@ mkdir -p "$gen_manual"/{normal,early,late}
         echo "the generator exited with $? (it never should)"
 
 # ---- policyd ----
+echo "-- policyd (at $SECONDS s)"
 start_policyd
-# Until policyd manages every running unit, for 30 s at most.
+# Every unit by systemd's Id, again while policyd does not manage a running
+# one yet, for 30 s at most; an alias also by its own name, as systemctl
+# takes it.
+declare -A unit_id
 pending=()
 for u in "${checked[@]}"; do
-        [[ $(systemctl show -P ActiveState "$u") == active ]] && pending+=("$u")
+        unit_id[$u]=$(sed -n 's/.*"Id":{"type":"s","data":"\([^"]*\)".*/\1/p' "$work/sd/$u.json")
+        pending+=("$u")
 done
-echo "${#pending[@]} units running"
 deadline=$((SECONDS + 30))
-while ((${#pending[@]} > 0 && SECONDS < deadline)); do
-        policyctl explain "${pending[0]}" --json >/dev/null 2>&1 && pending=("${pending[@]:1}") || sleep 0.5
-done
-sleep 1 # what policyd said first may have been before every file was read
-for u in "${checked[@]}"; do
-        # By systemd's Id; an alias also by its own name, as systemctl takes it.
-        id=$(sed -n 's/.*"Id":{"type":"s","data":"\([^"]*\)".*/\1/p' "$work/sd/$u.json")
-        policyctl explain "${id:-$u}" --json >"$work/explain/$u.json" 2>"$work/explain/$u.err" ||
+while ((${#pending[@]} > 0)); do
+        next=()
+        for u in "${pending[@]}"; do
+                id=${unit_id[$u]:-$u}
+                policyctl explain "$id" --json >"$work/explain/$u.json" 2>"$work/explain/$u.err" && continue
                 rm -f "$work/explain/$u.json"
+                [[ $(systemctl show -P ActiveState "$id") == active ]] && next+=("$u")
+        done
+        pending=("${next[@]}")
+        ((${#pending[@]} > 0 && SECONDS < deadline)) || break
+        sleep 0.5
+done
+for u in "${checked[@]}"; do
+        id=${unit_id[$u]}
         if [[ -n $id && $id != "$u" ]]; then
                 policyctl explain "$u" --json >"$work/explain/$u.alias.json" 2>"$work/explain/$u.alias.err" ||
                         rm -f "$work/explain/$u.alias.json"
@@ -325,6 +335,7 @@ for u in "${checked[@]}"; do
 done
 
 # ---- policyd did not crash, up to and including its stop ----
+echo "-- policyd did not crash, up to and including its stop (at $SECONDS s)"
 active=$(systemctl show -P ActiveState policyd.service)
 # The units go first, as a user stops them; then policyd.
 # shellcheck disable=SC2046 # unit names, one word each
@@ -349,6 +360,7 @@ if [[ -s $work/generator.err ]]; then
 fi
 
 # ---- compare: one process, a fork costs more than a check under TCG ----
+echo "-- compare (at $SECONDS s)"
 for u in "${checked[@]}"; do
         printf '%s\t%s\t%s\n' "$u" "${layout[$u]}" "$etc/service.d/00-pgdd-type.conf ${files_of[$u]}"
 done >"$work/units.txt"
