@@ -74,7 +74,9 @@ journalctl -b _PID=1 --after-cursor="$cursor" -o cat --no-pager >"$work/journal.
 # ---- the project's answer ----
 echo "-- the project's answer (at $SECONDS s)"
 policyctl --root "$root" list --json >"$work/list.json" 2>"$work/list.err"
+echo "-- policyctl list done (at $SECONDS s)"
 policyctl --root "$root" verify --json >"$work/verify.json" 2>"$work/verify.err"
+echo "-- policyctl verify done (at $SECONDS s)"
 # One object per file; exit status 1 when a file is refused.
 unit_files=()
 for id in "${ids[@]}"; do unit_files+=("$units/pgd-$id.target"); done
