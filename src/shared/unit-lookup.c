@@ -592,6 +592,14 @@ int unit_lookup_unit(const UnitLookup *l, const char *name, UnitLookupFlags flag
         GHashTableIter it;
         gpointer key, value;
 
+        if (unit_type_is_valid(name)) {
+                /* The type directory alone: what a unit of the type without
+                 * drop-ins of its own reads. */
+                id = g_strdup(name);
+                g_ptr_array_add(groups, g_ptr_array_new_with_free_func(g_free));
+                g_ptr_array_add(g_ptr_array_index(groups, 0), g_strdup(name));
+                goto find_dirs;
+        }
         if (kind == UNIT_NAME_INVALID)
                 return -EINVAL;
         instance = unit_name_instance(name);
@@ -643,6 +651,8 @@ int unit_lookup_unit(const UnitLookup *l, const char *name, UnitLookupFlags flag
         }
         g_ptr_array_add(groups, g_ptr_array_new_with_free_func(g_free));
         g_ptr_array_add(g_ptr_array_index(groups, groups->len - 1), g_strdup(unit_name_type(name)));
+
+find_dirs:
 
         for (guint gi = 0; gi < groups->len; gi++) {
                 GPtrArray *g = g_ptr_array_index(groups, gi);

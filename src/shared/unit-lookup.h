@@ -50,7 +50,10 @@ char **unit_lookup_list_names(const UnitLookup *l);
 char **unit_lookup_list_dropin_dir_names(const UnitLookup *l);
 
 /* Looks name up: -EINVAL for an invalid unit name. A name without a
- * fragment still gets its drop-ins (transient units have only those). */
+ * fragment still gets its drop-ins, though systemd shows none for a unit it
+ * does not find: a transient unit of that name would read them. A masked
+ * unit has none, as in systemd. A bare type ("service") gives the type
+ * directory's drop-ins alone. */
 int unit_lookup_unit(const UnitLookup *l, const char *name, UnitLookupFlags flags, UnitInfo **ret);
 UnitInfo *unit_info_free(UnitInfo *i);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(UnitInfo, unit_info_free)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "unit-file.h"
+#include "unit-file.h"
 #include "unit-lookup.h"
 #include "util.h"
 
@@ -445,6 +446,50 @@ static void test_unit_names(void) {
         g_assert_cmpstr(unit_name_type("x-y.slice"), ==, "slice");
 }
 
+/* The case unit_file_find_dropins() got wrong: it walked directory names
+ * in the outer loop, so /usr/lib/…/foo-bar.service.d/30-d.conf beat
+ * /etc/…/foo-.service.d/30-d.conf. systemd walks the search path first. */
+static void test_search_path_is_the_outer_loop(void) {
+        g_autofree char *root = g_build_filename(tmpdir, "outer", NULL);
+        const char *tree[] = {
+                "f " U "foo-bar.service",
+                "c " U "foo-bar.service.d/10-a.conf",
+                "c " E "foo-.service.d/20-b.conf",
+                "c " U "service.d/05-c.conf",
+                "c " U "foo-bar.service.d/30-d.conf",
+                "c " E "foo-.service.d/30-d.conf",
+                "c " E "other.service.d/10-x.conf",
+                NULL,
+        };
+        g_autoptr(UnitLookup) l = NULL;
+        g_autoptr(UnitInfo) u = NULL;
+
+        build_tree(root, tree);
+        g_assert_cmpint(unit_lookup_new(root, unit_search_dirs, &l), ==, 0);
+        g_assert_cmpint(unit_lookup_unit(l, "foo-bar.service", 0, &u), ==, 0);
+        g_autofree char *dropins = g_strjoinv(" ", u->dropins);
+        g_assert_cmpstr(dropins, ==,
+                        U "service.d/05-c.conf " U "foo-bar.service.d/10-a.conf " E "foo-.service.d/20-b.conf " E
+                          "foo-.service.d/30-d.conf");
+        g_autofree char *dirs = g_strjoinv(" ", u->dropin_dirs);
+        g_assert_cmpstr(dirs, ==, E "foo-.service.d " U "foo-bar.service.d " U "service.d");
+        g_autofree char *names = g_strjoinv(" ", u->dropin_names);
+        g_assert_cmpstr(names, ==, "foo-bar.service foo-.service service");
+}
+
+/* A bare type: the type directory alone, across the search path. */
+static void test_type_directory_alone(void) {
+        g_autoptr(UnitLookup) l = NULL;
+        g_autoptr(UnitInfo) u = NULL;
+
+        g_assert_cmpint(unit_lookup_new(vm257_root(), search_path, &l), ==, 0);
+        g_assert_cmpint(unit_lookup_unit(l, "service", 0, &u), ==, 0);
+        g_assert_null(u->fragment);
+        g_autofree char *dropins = g_strjoinv(" ", u->dropins);
+        g_assert_cmpstr(dropins, ==, R "service.d/20-b.conf " E "service.d/40-m.conf " U "service.d/87-empty.conf");
+        g_assert_cmpint(unit_lookup_unit(l, "bogus", 0, &u), ==, -EINVAL);
+}
+
 /* Without a root, paths are the host's own. */
 static void test_no_root(void) {
         g_autofree char *dir = g_build_filename(tmpdir, "noroot", NULL);
@@ -482,6 +527,8 @@ int main(int argc, char **argv) {
         g_test_add_func("/unit-lookup/dropin-names", test_dropin_names);
         g_test_add_func("/unit-lookup/unit-names", test_unit_names);
         g_test_add_func("/unit-lookup/no-root", test_no_root);
+        g_test_add_func("/unit-lookup/search-path-is-the-outer-loop", test_search_path_is_the_outer_loop);
+        g_test_add_func("/unit-lookup/type-directory-alone", test_type_directory_alone);
 
         int r = g_test_run();
         const char *argv_rm[] = { "rm", "-rf", tmpdir, NULL };
