@@ -400,20 +400,24 @@ static void add_dropin_entries(Context *c) {
 
         for (char **s = stems; *s; s++) {
                 const char *at, *dot;
-                g_autofree char *instance = NULL;
+                g_autofree char *instance = NULL, *stem_template = NULL;
 
                 if (unit_name_kind(*s) != UNIT_NAME_INSTANCE || !unit_name_ours(*s))
                         continue;
                 at = strchr(*s, '@');
                 dot = strrchr(*s, '.');
                 instance = g_strndup(at + 1, (gsize) (dot - at - 1));
+                stem_template = unit_name_to_template(*s);
 
                 for (guint i = 0; i < templates->len; i++) {
                         const Entry *t = g_ptr_array_index(templates, i);
                         g_autofree char *name = NULL;
                         g_autoptr(UnitInfo) info = NULL;
 
-                        if (!streq(strrchr(t->name, '.'), dot))
+                        /* X@I.service.d is read by T@I.service exactly when
+                         * every instance of T reads X@.service.d: cheap to
+                         * check before looking the instance up. */
+                        if (!g_strv_contains((const char *const *) t->info->dropin_names, stem_template))
                                 continue;
                         name = g_strdup_printf("%.*s%s%s", (int) (strchr(t->name, '@') - t->name + 1), t->name,
                                                instance, dot);
