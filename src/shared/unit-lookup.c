@@ -575,22 +575,75 @@ static void add_names(const UnitLookup *l, UnitNameKind kind, const char *instan
         }
 }
 
+/* dropin.c: each group of names (the id's, each alias's, the type) is
+ * looked for across the whole search path, the search path being the outer
+ * loop. Directories are chased: DropInPaths name the real ones. */
+static void find_dropin_dirs(const UnitLookup *l, GPtrArray *groups, GPtrArray *ret_names, GPtrArray *ret_dirs) {
+        g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+
+        for (guint gi = 0; gi < groups->len; gi++) {
+                GPtrArray *g = g_ptr_array_index(groups, gi);
+
+                for (guint n = 0; n < g->len; n++)
+                        expand_add(g_ptr_array_index(g, n), ret_names);
+                for (guint p = 0; p < l->search_path->len; p++)
+                        for (guint n = 0; n < g->len; n++) {
+                                g_autofree char *d = g_strdup_printf("%s/%s.d",
+                                                                     (const char *) g_ptr_array_index(l->search_path, p),
+                                                                     (const char *) g_ptr_array_index(g, n));
+                                g_autofree char *resolved = NULL, *host = NULL;
+
+                                if (chase_below_root(l->root, d, 0, &resolved) < 0)
+                                        continue;
+                                host = host_join(l->root, resolved);
+                                if (!g_file_test(host, G_FILE_TEST_IS_DIR) || g_hash_table_contains(seen, resolved))
+                                        continue;
+                                g_hash_table_add(seen, g_strdup(resolved));
+                                g_ptr_array_add(ret_dirs, TAKE_PTR(resolved));
+                        }
+        }
+}
+
+/* conf_files_list_strv(): every *.conf but hidden ones; the first
+ * directory holding a file name has it; sorted by file name. A link to
+ * /dev/null is listed like any file, and so hides the name. */
+static void list_conf_files(const UnitLookup *l, GPtrArray *dirs, GPtrArray *ret_files) {
+        g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        GHashTableIter it;
+        gpointer value;
+
+        for (guint i = 0; i < dirs->len; i++) {
+                const char *dir = g_ptr_array_index(dirs, i);
+                g_autofree char *host = host_join(l->root, dir);
+                g_autoptr(GDir) d = g_dir_open(host, 0, NULL);
+                const char *e;
+
+                while (d && (e = g_dir_read_name(d))) {
+                        if (e[0] == '.' || !g_str_has_suffix(e, ".conf") || g_hash_table_contains(seen, e))
+                                continue;
+                        g_hash_table_insert(seen, g_strdup(e), g_build_filename(dir, e, NULL));
+                }
+        }
+        g_hash_table_iter_init(&it, seen);
+        while (g_hash_table_iter_next(&it, NULL, &value))
+                g_ptr_array_add(ret_files, g_strdup(value));
+        g_ptr_array_sort(ret_files, basename_strcmp_ptr);
+}
+
 int unit_lookup_unit(const UnitLookup *l, const char *name, UnitLookupFlags flags, UnitInfo **ret) {
         g_autoptr(GHashTable) names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         g_autoptr(GPtrArray) aliases = g_ptr_array_new_with_free_func(g_free);
         g_autoptr(GPtrArray) dropin_names = g_ptr_array_new_with_free_func(g_free);
         g_autoptr(GPtrArray) dirs = g_ptr_array_new_with_free_func(g_free);
         g_autoptr(GPtrArray) dropins = g_ptr_array_new_with_free_func(g_free);
-        g_autoptr(GHashTable) seen_dirs = g_hash_table_new(g_str_hash, g_str_equal);
         g_autoptr(GPtrArray) groups = g_ptr_array_new_with_free_func((GDestroyNotify) g_ptr_array_unref);
-        g_autoptr(GHashTable) seen_files = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
         g_autoptr(UnitInfo) info = g_new0(UnitInfo, 1);
         g_autofree char *instance = NULL, *template = NULL, *id = NULL;
         UnitNameKind kind = unit_name_kind(name);
         bool any_instance = (flags & UNIT_LOOKUP_ANY_INSTANCE) && kind == UNIT_NAME_TEMPLATE;
         const char *fragment = NULL;
         GHashTableIter it;
-        gpointer key, value;
+        gpointer key;
 
         if (unit_type_is_valid(name)) {
                 /* The type directory alone: what a unit of the type without
@@ -653,49 +706,8 @@ int unit_lookup_unit(const UnitLookup *l, const char *name, UnitLookupFlags flag
         g_ptr_array_add(g_ptr_array_index(groups, groups->len - 1), g_strdup(unit_name_type(name)));
 
 find_dirs:
-
-        for (guint gi = 0; gi < groups->len; gi++) {
-                GPtrArray *g = g_ptr_array_index(groups, gi);
-
-                for (guint n = 0; n < g->len; n++)
-                        expand_add(g_ptr_array_index(g, n), dropin_names);
-                for (guint p = 0; p < l->search_path->len; p++)
-                        for (guint n = 0; n < g->len; n++) {
-                                g_autofree char *d = g_strdup_printf("%s/%s.d",
-                                                                     (const char *) g_ptr_array_index(l->search_path, p),
-                                                                     (const char *) g_ptr_array_index(g, n));
-                                g_autofree char *resolved = NULL, *host = NULL;
-
-                                /* dropin.c chases each directory: DropInPaths name the real one. */
-                                if (chase_below_root(l->root, d, 0, &resolved) < 0)
-                                        continue;
-                                host = host_join(l->root, resolved);
-                                if (!g_file_test(host, G_FILE_TEST_IS_DIR) || g_hash_table_contains(seen_dirs, resolved))
-                                        continue;
-                                g_hash_table_add(seen_dirs, resolved);
-                                g_ptr_array_add(dirs, TAKE_PTR(resolved));
-                        }
-        }
-
-        /* conf_files_list_strv(): every *.conf but hidden ones, the first
-         * directory with a file name having it, sorted by file name. A link
-         * to /dev/null is listed like any file, and hides the name. */
-        for (guint i = 0; i < dirs->len; i++) {
-                const char *dir = g_ptr_array_index(dirs, i);
-                g_autofree char *host = host_join(l->root, dir);
-                g_autoptr(GDir) d = g_dir_open(host, 0, NULL);
-                const char *e;
-
-                while (d && (e = g_dir_read_name(d))) {
-                        if (e[0] == '.' || !g_str_has_suffix(e, ".conf") || g_hash_table_contains(seen_files, e))
-                                continue;
-                        g_hash_table_insert(seen_files, g_strdup(e), g_build_filename(dir, e, NULL));
-                }
-        }
-        g_hash_table_iter_init(&it, seen_files);
-        while (g_hash_table_iter_next(&it, NULL, &value))
-                g_ptr_array_add(dropins, g_strdup(value));
-        g_ptr_array_sort(dropins, basename_strcmp_ptr);
+        find_dropin_dirs(l, groups, dropin_names, dirs);
+        list_conf_files(l, dirs, dropins);
 
 done:
         info->id = TAKE_PTR(id);
