@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Unit lookup against systemd 257's own answers. The "vm257" tree is the
- * layout that tests/vm ran through systemd 257.13 (Debian 13): every
- * expected FragmentPath, Names and DropInPaths below is what
- * `systemctl show` printed there, byte for byte. Here the same tree sits
+ * layout of unit-lookup-oracle.sh, which tests/vm ran through systemd
+ * 257.13 (Debian 13): every expected FragmentPath, Names and DropInPaths
+ * below is what `systemctl show` printed there, byte for byte. Here the same tree sits
  * below a --root, with the same absolute symlinks, which must resolve
  * inside the root. */
 
