@@ -115,65 +115,6 @@ int unit_file_read_policy_groups(const char *unit_name, const char *fragment, co
         return 0;
 }
 
-/* "foo-bar-baz.service" → "foo-bar-baz.service.d", "foo-bar-.service.d",
- * "foo-.service.d", "service.d"; systemd applies the most general first. */
-static GPtrArray *dropin_dir_names(const char *unit_name) {
-        GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
-        const char *dot = strrchr(unit_name, '.');
-
-        if (!dot)
-                return names;
-        g_ptr_array_add(names, g_strdup_printf("%s.d", dot + 1));
-
-        g_autofree char *prefix = g_strndup(unit_name, (gsize) (dot - unit_name));
-        for (char *dash = strchr(prefix, '-'); dash; dash = strchr(dash + 1, '-')) {
-                if (dash[1] == '\0')
-                        break;
-                g_autofree char *head = g_strndup(prefix, (gsize) (dash - prefix + 1));
-                g_ptr_array_add(names, g_strdup_printf("%s%s.d", head, dot));
-        }
-        g_ptr_array_add(names, g_strdup_printf("%s.d", unit_name));
-        return names;
-}
-
-int unit_file_find_dropins(const char *root, const char *const *dirs, const char *unit_name, char ***ret) {
-        g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-        g_autoptr(GPtrArray) names = dropin_dir_names(unit_name);
-        g_autoptr(GPtrArray) result = g_ptr_array_new_with_free_func(g_free);
-
-        /* systemd: a drop-in file name seen in a stronger directory, or in a
-         * more specific drop-in directory, hides the weaker ones. */
-        for (guint n = names->len; n > 0; n--) {
-                const char *dirname = g_ptr_array_index(names, n - 1);
-                for (const char *const *dir = dirs; *dir; dir++) {
-                        g_autofree char *base = isempty(root) || streq(root, "/")
-                                                        ? g_strdup(*dir)
-                                                        : g_build_filename(root, *dir, NULL);
-                        g_autofree char *path = g_build_filename(base, dirname, NULL);
-                        g_autoptr(GDir) d = g_dir_open(path, 0, NULL);
-                        const char *e;
-
-                        if (!d)
-                                continue;
-                        while ((e = g_dir_read_name(d))) {
-                                if (e[0] == '.' || !g_str_has_suffix(e, ".conf") || g_hash_table_contains(seen, e))
-                                        continue;
-                                g_hash_table_insert(seen, g_strdup(e), g_build_filename(path, e, NULL));
-                        }
-                }
-        }
-
-        GHashTableIter it;
-        gpointer value;
-        g_hash_table_iter_init(&it, seen);
-        while (g_hash_table_iter_next(&it, NULL, &value))
-                g_ptr_array_add(result, g_strdup(value));
-        g_ptr_array_sort(result, basename_strcmp_ptr);
-        g_ptr_array_add(result, NULL);
-        *ret = (char **) g_ptr_array_free(TAKE_PTR(result), FALSE);
-        return 0;
-}
-
 char **unit_slice_chain(const char *slice) {
         g_autoptr(GPtrArray) chain = g_ptr_array_new_with_free_func(g_free);
 

@@ -37,11 +37,7 @@ char **unit_slice_chain(const char *slice);
  * uses: "infinity" or bytes, yes/no, NUMA node lists. */
 bool systemd_property_value_equal(const char *property, const char *a, const char *b);
 
-/* The unit directories systemd reads for the system manager, strongest first. */
+/* The unit directories systemd reads for the system manager, strongest first
+ * (systemd-analyze unit-paths on systemd 257). unit-lookup.h finds units
+ * and their drop-ins in them. */
 extern const char *const unit_search_dirs[];
-
-/* Finds the drop-ins of unit_name as systemd would: UNIT.d, the prefix
- * directories of a dashed name ("foo-.service.d"), and the type directory
- * ("service.d"), from every directory, the same-named file in a stronger
- * directory winning, sorted by file name. root may be NULL. */
-int unit_file_find_dropins(const char *root, const char *const *dirs, const char *unit_name, char ***ret);

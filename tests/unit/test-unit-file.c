@@ -117,24 +117,6 @@ static void test_missing_fragment_is_a_diagnostic(void) {
         g_assert_cmpuint(diagnostics_count(d, DIAGNOSTIC_ERROR), ==, 1);
 }
 
-static void test_find_dropins_like_systemd(void) {
-        g_autofree char *a = put("root/usr/lib/systemd/system/foo-bar.service.d/10-a.conf", "");
-        g_autofree char *b = put("root/etc/systemd/system/foo-.service.d/20-b.conf", "");
-        g_autofree char *c = put("root/usr/lib/systemd/system/service.d/05-c.conf", "");
-        g_autofree char *shadowed G_GNUC_UNUSED = put("root/usr/lib/systemd/system/foo-bar.service.d/30-d.conf", "");
-        g_autofree char *winner = put("root/etc/systemd/system/foo-bar.service.d/30-d.conf", "");
-        g_autofree char *other G_GNUC_UNUSED = put("root/etc/systemd/system/other.service.d/10-x.conf", "");
-        g_autofree char *root = g_build_filename(tmpdir, "root", NULL);
-        g_auto(GStrv) found = NULL;
-
-        g_assert_cmpint(unit_file_find_dropins(root, unit_search_dirs, "foo-bar.service", &found), ==, 0);
-        g_assert_cmpuint(g_strv_length(found), ==, 4);
-        g_assert_cmpstr(found[0], ==, c);
-        g_assert_cmpstr(found[1], ==, a);
-        g_assert_cmpstr(found[2], ==, b);
-        g_assert_cmpstr(found[3], ==, winner);
-}
-
 static void test_unit_type_sections(void) {
         g_assert_cmpstr(unit_type_section("a.service"), ==, "Service");
         g_assert_cmpstr(unit_type_section("a.b.scope"), ==, "Scope");
@@ -183,7 +165,6 @@ int main(int argc, char **argv) {
         g_test_add_func("/unit-file/bad-group-name-is-an-error-with-line", test_bad_group_name_is_an_error_with_line);
         g_test_add_func("/unit-file/transient-and-masked-units", test_transient_and_masked_units);
         g_test_add_func("/unit-file/missing-fragment-is-a-diagnostic", test_missing_fragment_is_a_diagnostic);
-        g_test_add_func("/unit-file/find-dropins-like-systemd", test_find_dropins_like_systemd);
         g_test_add_func("/unit-file/unit-type-sections", test_unit_type_sections);
         g_test_add_func("/unit-file/slice-chain", test_slice_chain);
         g_test_add_func("/unit-file/property-values-compare-by-meaning", test_property_values_compare_by_meaning);
