@@ -568,9 +568,15 @@ static int on_name_requested(sd_bus_message *reply, void *userdata, sd_bus_error
         uint32_t result;
 
         if (sd_bus_message_is_method_error(reply, NULL)) {
-                log_error("Failed to own %s: %s", POLICYD_BUS_NAME, sd_bus_message_get_error(reply)->message);
-                m->exit_code = EXIT_FAILURE;
-                return sd_event_exit(m->event, EXIT_FAILURE);
+                const sd_bus_error *e = sd_bus_message_get_error(reply);
+                /* A lost reply or a bus policy not loaded yet (right after an
+                 * install, until "systemctl reload dbus") may pass: try again. */
+                log_warning("Failed to own %s: %s%s", POLICYD_BUS_NAME, e->message,
+                            sd_bus_error_has_name(e, SD_BUS_ERROR_ACCESS_DENIED)
+                                    ? " (is the D-Bus policy for it installed, and dbus reloaded?)"
+                                    : "");
+                manager_reconnect_later(m);
+                return 0;
         }
         if (sd_bus_message_read(reply, "u", &result) < 0 || (result != 1 && result != 4)) {
                 /* 1: primary owner; 4: already ours (after a reconnect). */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <inttypes.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -689,8 +690,13 @@ int manager_reload(Manager *m) {
         struct timespec ts;
         int r;
 
-        if (m->started)
-                (void) sd_notify(false, "RELOADING=1\nSTATUS=Reloading policy groups...");
+        if (m->started) {
+                /* systemd 253+ matches the reload to this timestamp. */
+                struct timespec mono;
+                clock_gettime(CLOCK_MONOTONIC, &mono);
+                (void) sd_notifyf(false, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=Reloading policy groups...",
+                                  (uint64_t) mono.tv_sec * 1000000 + (uint64_t) mono.tv_nsec / 1000);
+        }
 
         daemon_config_init(&config);
         (void) daemon_config_load(NULL, &config, diags);
@@ -772,17 +778,25 @@ static int on_disconnected(sd_bus_message *msg, void *userdata, sd_bus_error *re
         Manager *m = userdata;
 
         log_warning("Lost the system bus connection; policies already applied stay in place.");
+        manager_reconnect_later(m);
+        return 0;
+}
+
+void manager_reconnect_later(Manager *m) {
         m->bus = sd_bus_flush_close_unref(m->bus);
+        /* Calls still pending went with the bus; the next ListUnits reads
+         * every unit again. */
+        m->refreshes_in_flight = 0;
         m->subscribed = false;
         m->reconnect_attempt = 0;
         if (m->once) {
                 m->exit_code = EXIT_FAILURE;
-                return sd_event_exit(m->event, EXIT_FAILURE);
+                (void) sd_event_exit(m->event, EXIT_FAILURE);
+                return;
         }
         if (!m->reconnect_timer)
                 (void) sd_event_add_time_relative(m->event, &m->reconnect_timer, CLOCK_MONOTONIC, 1000000, 0,
                                                   on_reconnect_timer, m);
-        return 0;
 }
 
 static int connect_bus(Manager *m) {
@@ -922,6 +936,9 @@ int manager_new(const char *cgroup_root, bool dry_run, bool once, Manager **ret)
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
+        /* The bus first, as systemd-oomd does: closing it frees the pending
+         * calls, which must not find the tables below already gone. */
+        m->bus = sd_bus_flush_close_unref(m->bus);
         g_queue_free_full(m->refresh_queue, g_free);
         g_hash_table_unref(m->targets);
         g_hash_table_unref(m->assignments);
@@ -932,7 +949,6 @@ Manager *manager_free(Manager *m) {
         daemon_config_done(&m->config);
         sd_event_source_unref(m->reconnect_timer);
         sd_event_source_unref(m->rescan_timer);
-        m->bus = sd_bus_flush_close_unref(m->bus);
         sd_event_unref(m->event);
         g_free(m->cgroup_root);
         g_free(m->state_dir);

@@ -110,6 +110,9 @@ int manager_assign(Manager *m, const char *key, const char *group, bool assign);
 void manager_save_target(Manager *m, Target *t);
 
 void manager_update_rescan_timer(Manager *m);
+/* Drops the bus connection and connects again a moment later (with --once:
+ * exits instead). Policies already applied stay. */
+void manager_reconnect_later(Manager *m);
 /* Called once the bus name is ours: only then do we start changing things. */
 void manager_name_acquired(Manager *m);
 

@@ -13,6 +13,7 @@
  * carry the key and generation, never a pointer to the target. */
 typedef struct CallContext {
         Manager *manager;
+        sd_bus_message_handler_t handler;
         char *key;
         unsigned generation;
         bool ends_refresh; /* the last call of a unit refresh: frees a slot */
@@ -26,16 +27,14 @@ static CallContext *call_context_new(Manager *m, const char *key, unsigned gener
         c->manager = m;
         c->key = g_strdup(key);
         c->generation = generation;
-        manager_call_started(m);
         return c;
 }
 
+/* Only frees: it also runs when the bus is closed at teardown, when the
+ * manager's tables may be half gone (issue: SEGV in g_queue_pop_head). */
 static void call_context_free(CallContext *c) {
         if (!c)
                 return;
-        if (c->ends_refresh)
-                manager_refresh_finished(c->manager);
-        manager_call_finished(c->manager);
         g_free(c->key);
         g_free(c->property);
         g_free(c->previous);
@@ -47,16 +46,34 @@ static void call_context_destroy(void *p) {
         call_context_free(p);
 }
 
-/* Sends msg; the slot owns c and frees it with the reply, or with the bus. */
+/* Every reply, error replies included (sd-bus makes one up for each call
+ * pending when the connection drops), comes through here: the call is
+ * counted out after its handler ran, and only here. */
+static int on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        CallContext *c = userdata;
+        Manager *m = c->manager;
+
+        (void) c->handler(reply, c, ret_error);
+        if (c->ends_refresh) {
+                c->ends_refresh = false;
+                manager_refresh_finished(m);
+        }
+        manager_call_finished(m);
+        return 0;
+}
+
+/* Sends msg; the slot owns c and frees it after the reply, or with the bus. */
 static int call_async(Manager *m, sd_bus_message *msg, sd_bus_message_handler_t handler, CallContext *c) {
         sd_bus_slot *slot = NULL;
         int r;
 
-        r = sd_bus_call_async(m->bus, &slot, msg, handler, c, 0);
+        c->handler = handler;
+        r = sd_bus_call_async(m->bus, &slot, msg, on_reply, c, 0);
         if (r < 0) {
                 call_context_free(c);
                 return r;
         }
+        manager_call_started(m);
         sd_bus_slot_set_destroy_callback(slot, call_context_destroy);
         sd_bus_slot_set_floating(slot, 1);
         sd_bus_slot_unref(slot);
@@ -288,12 +305,12 @@ static int on_unit_properties(sd_bus_message *reply, void *userdata, sd_bus_erro
         t->dropins = isempty(d) ? NULL : g_strsplit(d, "\n", -1);
 
         CallContext *next = call_context_new(m, c->key, c->generation);
-        /* The refresh now ends with the second call (freed even on failure). */
-        c->ends_refresh = false;
         next->ends_refresh = true;
         r = get_all_async(m, t->object_path, unit_type_interface(t->unit), on_type_properties, next);
         if (r < 0)
                 log_context(LOG_WARNING, r, t->unit, NULL, NULL, 0, "Failed to ask for unit properties: %m");
+        else
+                c->ends_refresh = false; /* the refresh now ends with the second call */
         return 0;
 }
 
@@ -480,40 +497,33 @@ static int on_job_removed(sd_bus_message *msg, void *userdata, sd_bus_error *ret
         return 0;
 }
 
+/* systemd announces ActiveState (and other states and timestamps) on the
+ * Unit interface; ControlGroup, FragmentPath and DropInPaths never come in
+ * a signal: JobRemoved and Reloading cover those. */
 static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error) {
         Manager *m = userdata;
-        const char *path = sd_bus_message_get_path(msg);
+        g_autofree char *unit = NULL;
         const char *interface;
         bool relevant = false;
-        int r;
 
-        if (sd_bus_message_read(msg, "s", &interface) < 0)
+        /* The unit from the object path: one lookup, not a scan of every unit. */
+        if (sd_bus_path_decode(sd_bus_message_get_path(msg), "/org/freedesktop/systemd1/unit", &unit) <= 0 ||
+            !manager_find_target(m, unit))
                 return 0;
-        r = sd_bus_message_enter_container(msg, SD_BUS_TYPE_ARRAY, "{sv}");
-        if (r < 0)
+        if (sd_bus_message_read(msg, "s", &interface) < 0 || !streq(interface, SYSTEMD_UNIT_INTERFACE))
                 return 0;
-        while (sd_bus_message_enter_container(msg, SD_BUS_TYPE_DICT_ENTRY, "sv") > 0) {
+        if (sd_bus_message_enter_container(msg, SD_BUS_TYPE_ARRAY, "{sv}") < 0)
+                return 0;
+        while (!relevant && sd_bus_message_enter_container(msg, SD_BUS_TYPE_DICT_ENTRY, "sv") > 0) {
                 const char *name;
                 if (sd_bus_message_read(msg, "s", &name) < 0)
                         return 0;
-                relevant = relevant || streq(name, "ActiveState") || streq(name, "ControlGroup") ||
-                           streq(name, "DropInPaths") || streq(name, "FragmentPath");
+                relevant = streq(name, "ActiveState");
                 if (sd_bus_message_skip(msg, "v") < 0 || sd_bus_message_exit_container(msg) < 0)
                         return 0;
         }
-        if (!relevant)
-                return 0;
-
-        GHashTableIter it;
-        gpointer value;
-        g_hash_table_iter_init(&it, m->targets);
-        while (g_hash_table_iter_next(&it, NULL, &value)) {
-                Target *t = value;
-                if (t->object_path && streq(t->object_path, path)) {
-                        manager_refresh_unit(m, t->unit, t->object_path);
-                        break;
-                }
-        }
+        if (relevant)
+                manager_refresh_unit(m, unit, sd_bus_message_get_path(msg));
         return 0;
 }
 
