@@ -92,7 +92,7 @@ static char **parse_tier_names(const char *text) {
 
 /* /proc/swaps: "Filename Type Size Used Priority", Size in KiB. Paths with
  * blanks are escaped by the kernel (\040), so splitting on blanks is safe. */
-static uint64_t parse_swap_total(const char *text) {
+uint64_t swap_total_parse(const char *text) {
         g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
         uint64_t total = 0;
 
@@ -140,7 +140,7 @@ int system_facts_probe(const char *sysfs_root, const char *proc_root, SystemFact
         g_clear_pointer(&text, g_free);
 
         if (g_file_get_contents(swaps_path, &text, NULL, NULL))
-                f->swap_total = parse_swap_total(text);
+                f->swap_total = swap_total_parse(text);
         g_clear_pointer(&text, g_free);
 
         /* memory.zswap.writeback lives on non-root cgroups only, and probe
@@ -189,34 +189,27 @@ static void plan_add(CgroupPlan *p, Backend b, int knob, const char *target, cha
         g_ptr_array_add(p->items, i);
 }
 
-static uint64_t page_size(void) {
-        long s = sysconf(_SC_PAGESIZE);
-        return s > 0 ? (uint64_t) s : 4096;
-}
-
-/* Percent of total swap, rounded down. Split to avoid overflowing. */
-static uint64_t limit_bytes(const MemoryLimit *l, uint64_t swap_total) {
-        if (l->kind == MEMORY_LIMIT_PERCENT)
-                return swap_total / PERMYRIAD_MAX * l->permyriad +
-                       swap_total % PERMYRIAD_MAX * l->permyriad / PERMYRIAD_MAX;
-        return l->bytes;
-}
-
 /* The kernel's spelling for memory.swap.max and friends. The kernel keeps
  * pages and reads back a page multiple, so write one: what we compare later
- * is then what we wrote. */
+ * is then what we wrote. NULL when the limit cannot be converted. */
 static char *format_limit_for_kernel(const MemoryLimit *l, uint64_t swap_total) {
-        if (l->kind == MEMORY_LIMIT_INFINITY)
+        uint64_t bytes;
+
+        if (memory_limit_to_bytes(l, swap_total, page_size(), &bytes) < 0)
+                return NULL;
+        if (bytes == UINT64_MAX)
                 return g_strdup("max");
-        uint64_t bytes = limit_bytes(l, swap_total);
         return g_strdup_printf("%" PRIu64, bytes - bytes % page_size());
 }
 
-/* systemd's spelling for MemorySwapMax= and MemoryZSwapMax=. */
+/* systemd's spelling for MemorySwapMax= and MemoryZSwapMax=, the same
+ * conversion as policyd-generator's, so that its drop-in and we agree. */
 static char *format_limit_for_systemd(const MemoryLimit *l, uint64_t swap_total) {
-        if (l->kind == MEMORY_LIMIT_INFINITY)
-                return g_strdup("infinity");
-        return g_strdup_printf("%" PRIu64, limit_bytes(l, swap_total));
+        char *s = NULL;
+
+        if (format_memory_limit_for_systemd(l, swap_total, page_size(), &s) < 0)
+                return NULL;
+        return s;
 }
 
 static bool strv_contains_str(char *const *v, const char *s) {

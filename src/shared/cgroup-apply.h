@@ -36,6 +36,9 @@ typedef struct SystemFacts {
 
 SystemFacts *system_facts_free(SystemFacts *f);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SystemFacts, system_facts_free)
+/* The total of /proc/swaps in bytes, saturating; policyd-generator reads it
+ * too, so that a percentage is of the same total. */
+uint64_t swap_total_parse(const char *text);
 /* sysfs_root: "/sys" normally; proc_root: "/proc". A test passes a fake tree. */
 int system_facts_probe(const char *sysfs_root, const char *proc_root, SystemFacts **ret);
 

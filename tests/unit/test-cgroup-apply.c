@@ -458,6 +458,26 @@ static void test_plan_percent_rounds_down_to_a_page(void) {
         g_assert_cmpuint(got % (guint64) sysconf(_SC_PAGESIZE), ==, 0);
 }
 
+/* MemorySwapMax= gets the number policyd-generator writes in its drop-in:
+ * a page multiple, not the exact share. Otherwise policyd overrides the
+ * drop-in at runtime (issue 7, class 8). */
+static void test_plan_systemd_percent_is_the_generators(void) {
+        g_autoptr(TestResolution) r = res_new();
+        uint64_t total = UINT64_C(1572856) * 1024; /* 10% is 161060454.4 bytes */
+        g_autoptr(SystemFacts) f = facts_new(false, NULL, total);
+        g_autofree char *expected = NULL;
+        MemoryLimit l = { .kind = MEMORY_LIMIT_PERCENT, .permyriad = 1000 };
+
+        res_set_percent(r, KNOB_SWAP_MAX, 1000);
+        res_set_percent(r, KNOB_ZSWAP_MAX, 1000);
+        g_autoptr(CgroupPlan) p = build(r, f, PLAN_SYSTEMD_MANAGED);
+        g_assert_cmpint(format_memory_limit_for_systemd(&l, total, page_size(), &expected), ==, 0);
+        g_assert_cmpstr(plan_get(p, BACKEND_SYSTEMD_PROPERTY, "MemorySwapMax")->value, ==, expected);
+        g_assert_cmpstr(plan_get(p, BACKEND_SYSTEMD_PROPERTY, "MemoryZSwapMax")->value, ==, expected);
+        if (page_size() == 4096)
+                g_assert_cmpstr(expected, ==, "161058816");
+}
+
 static void test_plan_percent_without_swap_is_zero(void) {
         g_autoptr(TestResolution) r = res_new();
         g_autoptr(SystemFacts) f = facts_new(false, NULL, 0);
@@ -1328,6 +1348,7 @@ int main(int argc, char **argv) {
         g_test_add_func("/cgroup-apply/plan/no-membership-removes-tag", test_plan_no_membership_removes_tag);
         g_test_add_func("/cgroup-apply/plan/limits-in-kernel-format", test_plan_limits_in_kernel_format);
         g_test_add_func("/cgroup-apply/plan/percent-rounds-down-to-a-page", test_plan_percent_rounds_down_to_a_page);
+        g_test_add_func("/cgroup-apply/plan/systemd-percent-is-the-generators", test_plan_systemd_percent_is_the_generators);
         g_test_add_func("/cgroup-apply/plan/percent-without-swap-is-zero", test_plan_percent_without_swap_is_zero);
         g_test_add_func("/cgroup-apply/plan/systemd-managed-backends", test_plan_systemd_managed_backends);
         g_test_add_func("/cgroup-apply/plan/delegated-backends", test_plan_delegated_backends);
