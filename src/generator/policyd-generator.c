@@ -32,7 +32,7 @@
 #define PR_GET_MEMORY_MERGE 68 /* Linux 6.4 */
 #endif
 
-#define DROPIN_FILE "50-policy-groups.conf"
+#define DROPIN_FILE GENERATOR_DROPIN_FILE /* policyd knows its drop-ins by this name */
 #define SYMLINK_MAX_FOLLOW 32
 
 /* ---- logging to the kernel log ----

@@ -261,6 +261,28 @@ static PropertyRecord *find_property_record(Target *t, const char *property) {
         return NULL;
 }
 
+/* The value to restore on undo, read before policyd first sets property.
+ * systemd reports the value in force, and that may be our own generator's
+ * drop-in: restoring it would pin our value in /run/systemd/system.control
+ * until reboot. The administrator's files say what to restore then. */
+static char *property_previous(Target *t, const char *property, const char *current) {
+        g_autoptr(GPtrArray) assignments = NULL;
+        char *previous = NULL;
+        int r;
+
+        r = unit_file_read_property(t->unit, t->fragment, (const char *const *) t->dropins, property, &assignments);
+        if (r < 0)
+                return g_strdup(strempty(current));
+        r = unit_property_previous(property, current, assignments, &previous);
+        if (r < 0)
+                return g_strdup(strempty(current));
+        if (r > 0)
+                log_context(LOG_DEBUG, 0, t->unit, NULL, NULL, 0,
+                            "%s=%s comes from policyd-generator's drop-in; recording %s as the value to restore",
+                            property, strempty(current), isempty(previous) ? "nothing" : previous);
+        return previous;
+}
+
 static void apply_systemd_properties(Target *t, const CgroupPlan *plan) {
         Manager *m = t->manager;
 
@@ -278,8 +300,8 @@ static void apply_systemd_properties(Target *t, const CgroupPlan *plan) {
                         continue;
                 }
                 const PropertyRecord *rec = find_property_record(t, item->target);
-                (void) systemd_set_unit_property(t, item->target, item->value,
-                                                 rec ? rec->previous : current ? current : "");
+                g_autofree char *previous = rec ? g_strdup(rec->previous) : property_previous(t, item->target, current);
+                (void) systemd_set_unit_property(t, item->target, item->value, previous);
         }
 
         /* Undo what the plan no longer wants, unless someone changed it since. */
