@@ -1198,3 +1198,46 @@ int cgroup_undo(const char *cgroupfs_root, const char *cgroup, CgroupRecord *rec
 
         return finish(&ctx);
 }
+
+int systemd_property_kernel_file(const char *property, const char *value, const char **ret_file, char **ret_value) {
+        static const struct {
+                const char *property, *file;
+        } table[] = {
+                { "MemorySwapMax", "memory.swap.max" },
+                { "MemoryZSwapMax", "memory.zswap.max" },
+                { "MemoryZSwapWriteback", "memory.zswap.writeback" },
+        };
+        guint64 bytes;
+        bool b;
+
+        if (!property || !value || !ret_file || !ret_value)
+                return -EINVAL;
+        for (size_t i = 0; i < ELEMENTSOF(table); i++) {
+                if (!streq(property, table[i].property))
+                        continue;
+                if (streq(property, "MemoryZSwapWriteback")) {
+                        if (parse_boolean(value, &b, NULL) < 0)
+                                return -EINVAL;
+                        *ret_value = g_strdup(b ? "1" : "0");
+                } else if (streq(value, "infinity"))
+                        *ret_value = g_strdup("max");
+                else if (g_ascii_string_to_unsigned(value, 10, 0, G_MAXUINT64 - 1, &bytes, NULL))
+                        *ret_value = g_strdup_printf("%" PRIu64, (uint64_t) bytes);
+                else
+                        return -EINVAL;
+                *ret_file = table[i].file;
+                return 0;
+        }
+        return -EOPNOTSUPP;
+}
+
+int cgroup_sync_knob_file(const char *cgroupfs_root, const char *cgroup, const char *file, const char *value,
+                          ApplyFlags flags, ApplyReport *report) {
+        g_autoptr(CgroupPlan) plan = g_new0(CgroupPlan, 1);
+
+        if (!file || !value)
+                return -EINVAL;
+        plan->items = g_ptr_array_new_with_free_func(plan_item_free_notify);
+        plan_add(plan, BACKEND_CGROUP_FILE, -1, file, g_strdup(value), NULL);
+        return cgroup_apply_plan(cgroupfs_root, cgroup, plan, NULL, flags, report);
+}

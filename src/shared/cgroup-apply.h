@@ -148,6 +148,20 @@ typedef enum ApplyFlags {
 int cgroup_apply_plan(const char *cgroupfs_root, const char *cgroup, const CgroupPlan *plan,
                       CgroupRecord *record, ApplyFlags flags, ApplyReport *report);
 
+/* The kernel file systemd writes a unit property to, and the value in the
+ * kernel's spelling: MemorySwapMax= → memory.swap.max ("infinity" → "max"),
+ * MemoryZSwapMax= → memory.zswap.max, MemoryZSwapWriteback= →
+ * memory.zswap.writeback (yes → 1). -EOPNOTSUPP for other properties,
+ * -EINVAL for a value that is not one of policyd's forms. */
+int systemd_property_kernel_file(const char *property, const char *value, const char **ret_file, char **ret_value);
+
+/* Brings one knob file of cgroup in line with value: read, compare, write
+ * only when it differs, record nothing. For what systemd already holds but
+ * did not write: a daemon-reload changes unit properties without writing
+ * them to the cgroups of running units (seen with systemd 257). */
+int cgroup_sync_knob_file(const char *cgroupfs_root, const char *cgroup, const char *file, const char *value,
+                          ApplyFlags flags, ApplyReport *report);
+
 /* Undoes everything in record: restores previous values where the current
  * value is still the one we wrote, leaves foreign values alone, and empties
  * the record. A vanished cgroup took our values with it: returns 0. An item
