@@ -19,6 +19,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
+#include "cgroup-apply.h"
 #include "conf-parse.h"
 #include "diagnostics.h"
 #include "log.h"
@@ -32,7 +33,7 @@
 #define PR_GET_MEMORY_MERGE 68 /* Linux 6.4 */
 #endif
 
-#define DROPIN_FILE "50-policy-groups.conf"
+#define DROPIN_FILE GENERATOR_DROPIN_FILE /* policyd knows its drop-ins by this name */
 
 /* ---- logging to the kernel log ----
  *
@@ -243,25 +244,8 @@ static void read_swap_total(Context *c) {
 
         if (read_full_file(path, &data, &size) < 0)
                 return;
-
         c->swap_known = true;
-        g_auto(GStrv) lines = g_strsplit(data, "\n", -1);
-        /* "Filename Type Size Used Priority", sizes in KiB, after a header line. */
-        for (char **l = lines; *l; l++) {
-                g_auto(GStrv) words = NULL;
-                guint64 kib;
-
-                if (l == lines || isempty(*l))
-                        continue;
-                words = g_strsplit_set(*l, " \t", -1);
-                guint n = 0;
-                for (char **w = words; *w; w++) {
-                        if (**w == '\0' || ++n != 3)
-                                continue;
-                        if (g_ascii_string_to_unsigned(*w, 10, 0, UINT64_MAX / 1024, &kib, NULL))
-                                c->swap_total += kib * 1024;
-                }
-        }
+        c->swap_total = swap_total_parse(data); /* as policyd reads it */
 }
 
 static void read_memory_nodes(Context *c) {
@@ -542,19 +526,16 @@ static void warn_knob(const Output *o, const ResolvedKnob *k, Knob knob, const c
 }
 
 /* MemorySwapMax= and MemoryZSwapMax=: bytes or infinity. systemd reads a
- * percentage as one of physical memory, so a share of swap becomes bytes here. */
+ * percentage as one of physical memory, so a share of swap becomes bytes
+ * here, with policyd's conversion: if the numbers differed, policyd would
+ * override this drop-in at runtime. format_size() spells the same number,
+ * exactly, for the reader. */
 static void out_memory_limit(Output *o, const ResolvedKnob *k, Knob knob, const char *property) {
         const MemoryLimit *l = &k->value.limit;
-        g_autofree char *value = NULL;
+        g_autofree char *note = NULL, *value = NULL;
+        uint64_t bytes;
 
-        switch (l->kind) {
-        case MEMORY_LIMIT_INFINITY:
-                value = g_strdup("infinity");
-                break;
-        case MEMORY_LIMIT_BYTES:
-                value = format_size(l->bytes); /* K, M, G: base 1024, as systemd reads them */
-                break;
-        case MEMORY_LIMIT_PERCENT:
+        if (l->kind == MEMORY_LIMIT_PERCENT) {
                 if (!o->c->swap_known || o->c->swap_total == 0) {
                         /* Usual at boot: generators run before swap is on. */
                         out_source(o, k, knob,
@@ -565,20 +546,16 @@ static void out_memory_limit(Output *o, const ResolvedKnob *k, Knob knob, const 
                                     where, knob_to_string(knob));
                         return;
                 }
-                {
-                        g_autofree char *total = format_size(o->c->swap_total);
-                        g_autofree char *note =
-                                g_strdup_printf("a share of the %s of swap active when the generator ran", total);
-                        /* Rounded down to whole KiB; the kernel rounds to pages anyway. */
-                        uint64_t bytes = (uint64_t) ((unsigned __int128) o->c->swap_total * l->permyriad /
-                                                     PERMYRIAD_MAX) & ~UINT64_C(1023);
-                        out_source(o, k, knob, note);
-                        value = format_size(bytes);
-                        out_setting(o, property, value);
-                        return;
-                }
+                g_autofree char *total = format_size(o->c->swap_total);
+                note = g_strdup_printf("a share of the %s of swap active when the generator ran", total);
         }
-        out_source(o, k, knob, NULL);
+
+        if (memory_limit_to_bytes(l, o->c->swap_total, page_size(), &bytes) < 0) {
+                out_source(o, k, knob, "cannot be turned into bytes");
+                return;
+        }
+        value = bytes == UINT64_MAX ? g_strdup("infinity") : format_size(bytes);
+        out_source(o, k, knob, note);
         out_setting(o, property, value);
 }
 

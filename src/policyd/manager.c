@@ -47,6 +47,7 @@ static Target *target_free(Target *t) {
         resolution_free(t->resolution);
         cgroup_record_free(t->record);
         g_ptr_array_unref(t->property_records);
+        g_hash_table_unref(t->relied_properties);
         if (t->last_report)
                 g_ptr_array_unref(t->last_report);
         g_free(t);
@@ -66,6 +67,7 @@ static Target *target_new(Manager *m, const char *unit, const char *cgroup) {
         t->cgroup = g_strdup(cgroup);
         t->unit_properties = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
         t->property_records = g_ptr_array_new_with_free_func(property_record_destroy);
+        t->relied_properties = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 
         const char *key = target_key(t);
         if (state_load_cgroup_record(m->state_dir, key, &t->record) < 0)
@@ -262,9 +264,96 @@ static PropertyRecord *find_property_record(Target *t, const char *property) {
         return NULL;
 }
 
+/* The value to restore on undo, read before policyd first sets property.
+ * systemd reports the value in force, and that may be our own generator's
+ * drop-in: restoring it would pin our value in /run/systemd/system.control
+ * until reboot. The administrator's files say what to restore then. */
+static char *property_previous(Target *t, const char *property, const char *current) {
+        g_autoptr(GPtrArray) assignments = NULL;
+        char *previous = NULL;
+        int r;
+
+        r = unit_file_read_property(t->unit, t->fragment, (const char *const *) t->dropins, property, &assignments);
+        if (r < 0)
+                return g_strdup(strempty(current));
+        r = unit_property_previous(property, current, assignments, &previous);
+        if (r < 0)
+                return g_strdup(strempty(current));
+        if (r > 0)
+                log_context(LOG_DEBUG, 0, t->unit, NULL, NULL, 0,
+                            "%s=%s comes from policyd-generator's drop-in; recording %s as the value to restore",
+                            property, strempty(current), isempty(previous) ? "nothing" : previous);
+        return previous;
+}
+
+/* Writes systemd's value of property to its kernel file, where they differ. */
+static void sync_kernel_file(Target *t, const char *property, const char *value) {
+        Manager *m = t->manager;
+        g_autoptr(ApplyReport) report = apply_report_new();
+        g_autofree char *kernel_value = NULL;
+        const char *file;
+        int r;
+
+        if (isempty(t->cgroup) || systemd_property_kernel_file(property, value, &file, &kernel_value) < 0)
+                return;
+        r = cgroup_sync_knob_file(m->cgroup_root, t->cgroup, file, kernel_value, m->dry_run ? APPLY_DRY_RUN : 0,
+                                  report);
+        for (guint i = 0; i < report->actions->len; i++) {
+                const Action *a = g_ptr_array_index(report->actions, i);
+                if (a->result == ACTION_WROTE)
+                        log_context(LOG_NOTICE, 0, t->unit, NULL, NULL, 0,
+                                    "systemd holds %s=%s but did not write it (daemon-reload): set %s=%s (was %s)",
+                                    property, value, file, strempty(a->new_value), strempty(a->old_value));
+                else
+                        log_action(t, a);
+        }
+        if (r < 0 && !errno_is_vanished(r))
+                log_context(LOG_DEBUG, r, t->unit, NULL, NULL, 0, "Failed to bring %s in line with %s: %m", file,
+                            property);
+}
+
+/* systemd's daemon-reload changes a property that comes from the unit's
+ * files without writing it to the cgroup of a running unit. policyd relies
+ * on the generator's drop-in for what unit files name, so the kernel must
+ * follow it both ways: to the group's value, and back to the
+ * administrator's once the regenerated drop-in no longer sets it. */
+static void sync_relied_properties(Target *t, const CgroupPlan *plan) {
+        for (guint i = 0; i < plan->items->len; i++) {
+                const PlanItem *item = g_ptr_array_index(plan->items, i);
+                if (item->backend != BACKEND_SYSTEMD_PROPERTY || !item->value ||
+                    find_property_record(t, item->target))
+                        continue;
+                const char *current = g_hash_table_lookup(t->unit_properties, item->target);
+                if (!systemd_property_value_equal(item->target, current, item->value))
+                        continue; /* policyd sets it, and systemd writes it then */
+                g_hash_table_replace(t->relied_properties, g_strdup(item->target), g_strdup(item->value));
+                sync_kernel_file(t, item->target, item->value);
+        }
+
+        GHashTableIter it;
+        gpointer key, value;
+        g_hash_table_iter_init(&it, t->relied_properties);
+        while (g_hash_table_iter_next(&it, &key, &value)) {
+                bool wanted = false;
+                for (guint j = 0; j < plan->items->len && !wanted; j++) {
+                        const PlanItem *item = g_ptr_array_index(plan->items, j);
+                        wanted = item->backend == BACKEND_SYSTEMD_PROPERTY && item->value && streq(item->target, key);
+                }
+                if (wanted)
+                        continue;
+                const char *current = g_hash_table_lookup(t->unit_properties, key);
+                /* Still the group's value: systemd has not reloaded yet. */
+                if (!current || systemd_property_value_equal(key, current, value))
+                        continue;
+                sync_kernel_file(t, key, current);
+                g_hash_table_iter_remove(&it);
+        }
+}
+
 static void apply_systemd_properties(Target *t, const CgroupPlan *plan) {
         Manager *m = t->manager;
 
+        sync_relied_properties(t, plan);
         for (guint i = 0; i < plan->items->len; i++) {
                 const PlanItem *item = g_ptr_array_index(plan->items, i);
                 if (item->backend != BACKEND_SYSTEMD_PROPERTY || !item->value)
@@ -273,14 +362,15 @@ static void apply_systemd_properties(Target *t, const CgroupPlan *plan) {
                 const char *current = g_hash_table_lookup(t->unit_properties, item->target);
                 if (systemd_property_value_equal(item->target, current, item->value))
                         continue;
+                g_hash_table_remove(t->relied_properties, item->target);
                 if (m->dry_run) {
                         log_context(LOG_NOTICE, 0, t->unit, NULL, NULL, 0, "Would set %s=%s (is %s)", item->target,
                                     item->value, strempty(current));
                         continue;
                 }
                 const PropertyRecord *rec = find_property_record(t, item->target);
-                (void) systemd_set_unit_property(t, item->target, item->value,
-                                                 rec ? rec->previous : current ? current : "");
+                g_autofree char *previous = rec ? g_strdup(rec->previous) : property_previous(t, item->target, current);
+                (void) systemd_set_unit_property(t, item->target, item->value, previous);
         }
 
         /* Undo what the plan no longer wants, unless someone changed it since. */

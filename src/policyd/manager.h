@@ -45,6 +45,11 @@ typedef struct Target {
         Resolution *resolution;      /* last resolution; NULL before the first */
         CgroupRecord *record;        /* what policyd wrote on the cgroup */
         GPtrArray *property_records; /* PropertyRecord*, what policyd set through systemd */
+        /* property → the group's value, which systemd held from the unit's
+         * files (policyd-generator's drop-in) so that policyd set nothing.
+         * When systemd's value moves on after a daemon-reload, its kernel
+         * file follows (systemd does not write it for a running unit). */
+        GHashTable *relied_properties;
         GPtrArray *last_report;      /* Action* of the last apply, for explain */
 
         unsigned refresh_generation; /* drops replies of superseded refreshes */

@@ -92,7 +92,7 @@ static char **parse_tier_names(const char *text) {
 
 /* /proc/swaps: "Filename Type Size Used Priority", Size in KiB. Paths with
  * blanks are escaped by the kernel (\040), so splitting on blanks is safe. */
-static uint64_t parse_swap_total(const char *text) {
+uint64_t swap_total_parse(const char *text) {
         g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
         uint64_t total = 0;
 
@@ -140,7 +140,7 @@ int system_facts_probe(const char *sysfs_root, const char *proc_root, SystemFact
         g_clear_pointer(&text, g_free);
 
         if (g_file_get_contents(swaps_path, &text, NULL, NULL))
-                f->swap_total = parse_swap_total(text);
+                f->swap_total = swap_total_parse(text);
         g_clear_pointer(&text, g_free);
 
         /* memory.zswap.writeback lives on non-root cgroups only, and probe
@@ -189,34 +189,27 @@ static void plan_add(CgroupPlan *p, Backend b, int knob, const char *target, cha
         g_ptr_array_add(p->items, i);
 }
 
-static uint64_t page_size(void) {
-        long s = sysconf(_SC_PAGESIZE);
-        return s > 0 ? (uint64_t) s : 4096;
-}
-
-/* Percent of total swap, rounded down. Split to avoid overflowing. */
-static uint64_t limit_bytes(const MemoryLimit *l, uint64_t swap_total) {
-        if (l->kind == MEMORY_LIMIT_PERCENT)
-                return swap_total / PERMYRIAD_MAX * l->permyriad +
-                       swap_total % PERMYRIAD_MAX * l->permyriad / PERMYRIAD_MAX;
-        return l->bytes;
-}
-
 /* The kernel's spelling for memory.swap.max and friends. The kernel keeps
  * pages and reads back a page multiple, so write one: what we compare later
- * is then what we wrote. */
+ * is then what we wrote. NULL when the limit cannot be converted. */
 static char *format_limit_for_kernel(const MemoryLimit *l, uint64_t swap_total) {
-        if (l->kind == MEMORY_LIMIT_INFINITY)
+        uint64_t bytes;
+
+        if (memory_limit_to_bytes(l, swap_total, page_size(), &bytes) < 0)
+                return NULL;
+        if (bytes == UINT64_MAX)
                 return g_strdup("max");
-        uint64_t bytes = limit_bytes(l, swap_total);
         return g_strdup_printf("%" PRIu64, bytes - bytes % page_size());
 }
 
-/* systemd's spelling for MemorySwapMax= and MemoryZSwapMax=. */
+/* systemd's spelling for MemorySwapMax= and MemoryZSwapMax=, the same
+ * conversion as policyd-generator's, so that its drop-in and we agree. */
 static char *format_limit_for_systemd(const MemoryLimit *l, uint64_t swap_total) {
-        if (l->kind == MEMORY_LIMIT_INFINITY)
-                return g_strdup("infinity");
-        return g_strdup_printf("%" PRIu64, limit_bytes(l, swap_total));
+        char *s = NULL;
+
+        if (format_memory_limit_for_systemd(l, swap_total, page_size(), &s) < 0)
+                return NULL;
+        return s;
 }
 
 static bool strv_contains_str(char *const *v, const char *s) {
@@ -1204,4 +1197,47 @@ int cgroup_undo(const char *cgroupfs_root, const char *cgroup, CgroupRecord *rec
         }
 
         return finish(&ctx);
+}
+
+int systemd_property_kernel_file(const char *property, const char *value, const char **ret_file, char **ret_value) {
+        static const struct {
+                const char *property, *file;
+        } table[] = {
+                { "MemorySwapMax", "memory.swap.max" },
+                { "MemoryZSwapMax", "memory.zswap.max" },
+                { "MemoryZSwapWriteback", "memory.zswap.writeback" },
+        };
+        guint64 bytes;
+        bool b;
+
+        if (!property || !value || !ret_file || !ret_value)
+                return -EINVAL;
+        for (size_t i = 0; i < ELEMENTSOF(table); i++) {
+                if (!streq(property, table[i].property))
+                        continue;
+                if (streq(property, "MemoryZSwapWriteback")) {
+                        if (parse_boolean(value, &b, NULL) < 0)
+                                return -EINVAL;
+                        *ret_value = g_strdup(b ? "1" : "0");
+                } else if (streq(value, "infinity"))
+                        *ret_value = g_strdup("max");
+                else if (g_ascii_string_to_unsigned(value, 10, 0, G_MAXUINT64 - 1, &bytes, NULL))
+                        *ret_value = g_strdup_printf("%" PRIu64, (uint64_t) bytes);
+                else
+                        return -EINVAL;
+                *ret_file = table[i].file;
+                return 0;
+        }
+        return -EOPNOTSUPP;
+}
+
+int cgroup_sync_knob_file(const char *cgroupfs_root, const char *cgroup, const char *file, const char *value,
+                          ApplyFlags flags, ApplyReport *report) {
+        g_autoptr(CgroupPlan) plan = g_new0(CgroupPlan, 1);
+
+        if (!file || !value)
+                return -EINVAL;
+        plan->items = g_ptr_array_new_with_free_func(plan_item_free_notify);
+        plan_add(plan, BACKEND_CGROUP_FILE, -1, file, g_strdup(value), NULL);
+        return cgroup_apply_plan(cgroupfs_root, cgroup, plan, NULL, flags, report);
 }
