@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pwd.h>
 #include <signal.h>
@@ -102,7 +103,6 @@ void manager_save_target(Manager *m, Target *t) {
 typedef struct CandidateData {
         Candidate c;
         char **slices;
-        char *owner_name;
         GPtrArray *xattrs;
         char **unit_groups;
         GPtrArray *runtime;
@@ -112,7 +112,6 @@ typedef struct CandidateData {
 
 static void candidate_data_clear(CandidateData *d) {
         g_strfreev(d->slices);
-        g_free(d->owner_name);
         if (d->xattrs)
                 g_ptr_array_unref(d->xattrs);
         g_strfreev(d->unit_groups);
@@ -123,18 +122,18 @@ static void candidate_data_clear(CandidateData *d) {
         g_strfreev(d->self_requests);
 }
 
-/* user.* xattrs of a cgroup as "name=value". */
-static GPtrArray *read_user_xattrs(const char *path) {
+/* user.* xattrs of a cgroup as "name=value", through its open directory. */
+static GPtrArray *read_user_xattrs(int fd) {
         GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
         char names[65536];
-        ssize_t n = listxattr(path, names, sizeof(names));
+        ssize_t n = flistxattr(fd, names, sizeof(names));
 
         for (ssize_t i = 0; n > 0 && i < n; i += (ssize_t) strlen(names + i) + 1) {
                 const char *name = names + i;
                 char value[4096];
                 if (!g_str_has_prefix(name, "user."))
                         continue;
-                ssize_t k = getxattr(path, name, value, sizeof(value) - 1);
+                ssize_t k = fgetxattr(fd, name, value, sizeof(value) - 1);
                 if (k < 0)
                         continue;
                 value[k] = '\0';
@@ -142,6 +141,22 @@ static GPtrArray *read_user_xattrs(const char *path) {
         }
         g_ptr_array_add(out, NULL);
         return out;
+}
+
+/* NSS is asked once per uid and reload, not on every apply: it may be slow,
+ * or fail under the unit's sandbox. */
+static const char *user_name_of(Manager *m, uid_t uid) {
+        gpointer key = GUINT_TO_POINTER(uid + 1); /* 0 is no key for a direct hash */
+        char *name = g_hash_table_lookup(m->user_names, key);
+
+        if (!name && !g_hash_table_contains(m->user_names, key)) {
+                struct passwd pw, *result = NULL;
+                char buf[4096];
+                if (getpwuid_r(uid, &pw, buf, sizeof(buf), &result) == 0 && result)
+                        name = g_strdup(pw.pw_name);
+                g_hash_table_insert(m->user_names, key, name);
+        }
+        return name;
 }
 
 static GPtrArray *groups_for(GHashTable *table, const char *a, const char *b) {
@@ -160,6 +175,8 @@ static GPtrArray *groups_for(GHashTable *table, const char *a, const char *b) {
 static void gather_candidate(Target *t, CandidateData *d) {
         Manager *m = t->manager;
         g_autofree char *path = g_build_filename(m->cgroup_root, t->cgroup, NULL);
+        /* One open directory for the owner and every xattr. */
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
         struct stat st;
 
         d->slices = unit_slice_chain(t->slice);
@@ -168,21 +185,17 @@ static void gather_candidate(Target *t, CandidateData *d) {
         d->c.cgroup = t->cgroup;
         d->c.user = t->user;
 
-        if (stat(path, &st) >= 0) {
+        if (fd >= 0 && fstat(fd, &st) >= 0) {
                 d->c.owner_known = true;
                 d->c.owner_uid = st.st_uid;
-                struct passwd pw, *result = NULL;
-                char buf[4096];
-                if (getpwuid_r(st.st_uid, &pw, buf, sizeof(buf), &result) == 0 && result)
-                        d->owner_name = g_strdup(pw.pw_name);
-                d->c.owner_name = d->owner_name;
+                d->c.owner_name = user_name_of(m, st.st_uid);
         }
 
         /* user.* xattrs are policy input only where root owns the cgroup:
          * below a delegation boundary, anyone the cgroup was handed to can
          * write them (as systemd-oomd trusts them only on root's cgroups). */
         if (d->c.owner_known && d->c.owner_uid == 0) {
-                d->xattrs = read_user_xattrs(path);
+                d->xattrs = read_user_xattrs(fd);
                 d->c.xattrs = (const char *const *) d->xattrs->pdata;
         }
 
@@ -207,7 +220,7 @@ static void gather_candidate(Target *t, CandidateData *d) {
          * written by its owner: systemd hands the directory to the unit's
          * user when Delegate=yes. */
         char request[1024];
-        ssize_t k = getxattr(path, POLICY_REQUEST_XATTR, request, sizeof(request) - 1);
+        ssize_t k = fd >= 0 ? fgetxattr(fd, POLICY_REQUEST_XATTR, request, sizeof(request) - 1) : -1;
         if (k > 0) {
                 request[k] = '\0';
                 d->self_requests = g_strsplit_set(request, ", ", -1);
@@ -352,6 +365,7 @@ static void sync_relied_properties(Target *t, const CgroupPlan *plan) {
 
 static void apply_systemd_properties(Target *t, const CgroupPlan *plan) {
         Manager *m = t->manager;
+        g_autoptr(GPtrArray) sets = property_changes_new(), restores = property_changes_new();
 
         sync_relied_properties(t, plan);
         for (guint i = 0; i < plan->items->len; i++) {
@@ -370,8 +384,9 @@ static void apply_systemd_properties(Target *t, const CgroupPlan *plan) {
                 }
                 const PropertyRecord *rec = find_property_record(t, item->target);
                 g_autofree char *previous = rec ? g_strdup(rec->previous) : property_previous(t, item->target, current);
-                (void) systemd_set_unit_property(t, item->target, item->value, previous);
+                property_changes_add(sets, item->target, item->value, previous);
         }
+        (void) systemd_set_unit_properties(t, sets, false);
 
         /* Undo what the plan no longer wants, unless someone changed it since. */
         for (guint i = 0; i < t->property_records->len; i++) {
@@ -387,9 +402,16 @@ static void apply_systemd_properties(Target *t, const CgroupPlan *plan) {
 
                 const char *current = g_hash_table_lookup(t->unit_properties, rec->property);
                 if (!systemd_property_value_equal(rec->property, current, rec->written)) {
-                        log_context(LOG_INFO, 0, t->unit, NULL, NULL, 0,
-                                    "Left %s=%s alone: it is no longer the value policyd set (%s)", rec->property,
-                                    strempty(current), rec->written);
+                        /* Still the value from before: the set recorded ahead never
+                         * reached systemd (a crash in between), or was undone. */
+                        if (systemd_property_value_equal(rec->property, current, rec->previous))
+                                log_context(LOG_DEBUG, 0, t->unit, NULL, NULL, 0,
+                                            "%s=%s is the value from before; nothing to undo", rec->property,
+                                            strempty(current));
+                        else
+                                log_context(LOG_INFO, 0, t->unit, NULL, NULL, 0,
+                                            "Left %s=%s alone: it is no longer the value policyd set (%s)",
+                                            rec->property, strempty(current), rec->written);
                         g_ptr_array_remove_index(t->property_records, i--);
                         manager_save_target(m, t);
                         continue;
@@ -405,9 +427,10 @@ static void apply_systemd_properties(Target *t, const CgroupPlan *plan) {
                         manager_save_target(m, t);
                         continue;
                 }
-                /* previous == NULL in the call marks an undo: the record goes on success. */
-                (void) systemd_set_unit_property(t, rec->property, rec->previous, NULL);
+                property_changes_add(restores, rec->property, rec->previous, NULL);
         }
+        /* The records go when systemd confirms. */
+        (void) systemd_set_unit_properties(t, restores, true);
 }
 
 static bool same_groups(const Resolution *a, const Resolution *b) {
@@ -451,6 +474,16 @@ static void forget_cgroup_record(Target *t) {
         /* The cgroup went away, and with it everything we wrote on it. */
         g_clear_pointer(&t->record, cgroup_record_free);
         manager_save_target(t->manager, t);
+}
+
+/* The record reaches /run/policyd before each write it describes. */
+static int save_record_ahead(const CgroupRecord *record, void *userdata) {
+        Target *t = userdata;
+        int r = state_save_cgroup_record(t->manager->state_dir, target_key(t), record);
+        if (r < 0)
+                return log_context(LOG_WARNING, r, t->unit ? t->unit : t->cgroup, NULL, NULL, 0,
+                                   "Failed to record what is about to be written, so not writing it: %m");
+        return 0;
 }
 
 void target_apply(Target *t) {
@@ -504,7 +537,9 @@ void target_apply(Target *t) {
         if (!t->record)
                 t->record = cgroup_record_new(t->cgroup);
         report = apply_report_new();
-        k = cgroup_apply_plan(m->cgroup_root, t->cgroup, plan, t->record, m->dry_run ? APPLY_DRY_RUN : 0, report);
+        const ApplyHooks hooks = { save_record_ahead, t };
+        k = cgroup_apply_plan_with_hooks(m->cgroup_root, t->cgroup, plan, t->record, m->dry_run ? APPLY_DRY_RUN : 0,
+                                         &hooks, report);
         for (guint i = 0; i < report->actions->len; i++)
                 log_action(t, g_ptr_array_index(report->actions, i));
         if (errno_is_vanished(k)) {
@@ -805,6 +840,7 @@ int manager_reload(Manager *m) {
                 log_warning_errno(r, "Failed to probe swap facilities: %m");
 
         keep_last_good_groups(m->policies, set);
+        g_hash_table_remove_all(m->user_names); /* users come and go too */
         bool regenerate = m->started && unit_file_groups_changed(m, set);
 
         /* Swap in whole; the old set goes only now. */
@@ -989,6 +1025,7 @@ int manager_new(const char *cgroup_root, bool dry_run, bool once, Manager **ret)
         m->once = once;
         m->targets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, target_free_notify);
         m->refresh_queue = g_queue_new();
+        m->user_names = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
         m->assignments = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, ptr_array_destroy);
         m->exclusions = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, ptr_array_destroy);
         m->policies = policy_set_new();
@@ -1030,6 +1067,7 @@ Manager *manager_free(Manager *m) {
          * calls, which must not find the tables below already gone. */
         m->bus = sd_bus_flush_close_unref(m->bus);
         g_queue_free_full(m->refresh_queue, g_free);
+        g_hash_table_unref(m->user_names);
         g_hash_table_unref(m->targets);
         g_hash_table_unref(m->assignments);
         g_hash_table_unref(m->exclusions);

@@ -71,6 +71,7 @@ struct Manager {
         GHashTable *targets;       /* key (unit name or cgroup path) → Target* */
         GHashTable *assignments;   /* target key → GPtrArray* of group names (runtime) */
         GHashTable *exclusions;    /* target key → GPtrArray* of group names unassigned at runtime */
+        GHashTable *user_names;    /* uid + 1 → user name or NULL, until the next reload */
 
         bool dry_run;              /* --dry-run, or DryRun= in policyd.conf */
         bool dry_run_argument;     /* --dry-run alone: a reload cannot turn it off */

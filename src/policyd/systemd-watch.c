@@ -17,9 +17,8 @@ typedef struct CallContext {
         char *key;
         unsigned generation;
         bool ends_refresh; /* the last call of a unit refresh: frees a slot */
-        char *property; /* SetUnitProperties only */
-        char *previous;
-        char *written;
+        GPtrArray *changes; /* SetUnitProperties only: PropertyChange* */
+        bool undo;
 } CallContext;
 
 static CallContext *call_context_new(Manager *m, const char *key, unsigned generation) {
@@ -36,9 +35,8 @@ static void call_context_free(CallContext *c) {
         if (!c)
                 return;
         g_free(c->key);
-        g_free(c->property);
-        g_free(c->previous);
-        g_free(c->written);
+        if (c->changes)
+                g_ptr_array_unref(c->changes);
         g_free(c);
 }
 
@@ -332,48 +330,121 @@ int systemd_refresh_unit(Target *t) {
 
 /* ---- SetUnitProperties ---- */
 
-static int on_set_property(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+PropertyChange *property_change_free(PropertyChange *c) {
+        if (!c)
+                return NULL;
+        g_free(c->property);
+        g_free(c->value);
+        g_free(c->previous);
+        g_free(c->recorded_before);
+        g_free(c);
+        return NULL;
+}
+
+static void property_change_destroy(gpointer p) {
+        property_change_free(p);
+}
+
+GPtrArray *property_changes_new(void) {
+        return g_ptr_array_new_with_free_func(property_change_destroy);
+}
+
+void property_changes_add(GPtrArray *changes, const char *property, const char *value, const char *previous) {
+        PropertyChange *c = g_new0(PropertyChange, 1);
+        c->property = g_strdup(property);
+        c->value = g_strdup(value);
+        c->previous = g_strdup(previous);
+        g_ptr_array_add(changes, c);
+}
+
+static PropertyRecord *record_of(Target *t, const char *property) {
+        for (guint i = 0; i < t->property_records->len; i++) {
+                PropertyRecord *p = g_ptr_array_index(t->property_records, i);
+                if (streq(p->property, property))
+                        return p;
+        }
+        return NULL;
+}
+
+/* Write-ahead, before the call: each property to set is recorded with the
+ * value to restore and the value about to be written. */
+static void record_ahead(Target *t, GPtrArray *changes) {
+        for (guint i = 0; i < changes->len; i++) {
+                PropertyChange *c = g_ptr_array_index(changes, i);
+                PropertyRecord *rec = record_of(t, c->property);
+                if (rec) {
+                        c->had_record = true;
+                        c->recorded_before = TAKE_PTR(rec->written);
+                        rec->written = g_strdup(c->value);
+                } else {
+                        rec = g_new0(PropertyRecord, 1);
+                        rec->property = g_strdup(c->property);
+                        rec->previous = g_strdup(strempty(c->previous));
+                        rec->written = g_strdup(c->value);
+                        g_ptr_array_add(t->property_records, rec);
+                }
+        }
+        manager_save_target(t->manager, t);
+}
+
+/* systemd refused: the records go back to what they said before. */
+static void record_revert(Target *t, GPtrArray *changes) {
+        for (guint i = 0; i < changes->len; i++) {
+                PropertyChange *c = g_ptr_array_index(changes, i);
+                PropertyRecord *rec = record_of(t, c->property);
+                if (!rec)
+                        continue;
+                if (c->had_record) {
+                        g_free(rec->written);
+                        rec->written = g_strdup(c->recorded_before);
+                } else
+                        g_ptr_array_remove(t->property_records, rec);
+        }
+        manager_save_target(t->manager, t);
+}
+
+static char *changes_to_string(GPtrArray *changes, bool with_values) {
+        g_autoptr(GString) s = g_string_new(NULL);
+        for (guint i = 0; i < changes->len; i++) {
+                const PropertyChange *c = g_ptr_array_index(changes, i);
+                g_string_append_printf(s, "%s%s=%s", i ? " " : "", c->property, with_values ? c->value : "");
+        }
+        return g_string_free(g_steal_pointer(&s), FALSE);
+}
+
+static int on_set_properties(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
         CallContext *c = userdata;
         Target *t = manager_find_target(c->manager, c->key);
 
         if (sd_bus_message_is_method_error(reply, NULL)) {
                 const sd_bus_error *e = sd_bus_message_get_error(reply);
+                g_autofree char *what = changes_to_string(c->changes, true);
                 log_context(bus_error_is_vanished(e) ? LOG_DEBUG : LOG_WARNING, 0, c->key, NULL, NULL, 0,
-                            "Failed to set %s=%s: %s", c->property, c->written, e->message);
+                            "Failed to %s %s: %s", c->undo ? "restore" : "set", what, e->message);
+                if (t && !c->undo)
+                        record_revert(t, c->changes);
                 return 0;
         }
 
-        if (c->previous)
-                log_context(LOG_NOTICE, 0, c->key, NULL, NULL, 0, "Set %s=%s (was %s)", c->property, c->written,
-                            isempty(c->previous) ? "unset" : c->previous);
-        else
-                log_context(LOG_NOTICE, 0, c->key, NULL, NULL, 0, "Undid %s: restored %s", c->property,
-                            c->written);
-        if (!t)
-                return 0;
-
-        PropertyRecord *rec = NULL;
-        for (guint i = 0; i < t->property_records->len && !rec; i++) {
-                PropertyRecord *p = g_ptr_array_index(t->property_records, i);
-                if (streq(p->property, c->property))
-                        rec = p;
+        for (guint i = 0; i < c->changes->len; i++) {
+                const PropertyChange *ch = g_ptr_array_index(c->changes, i);
+                if (c->undo)
+                        log_context(LOG_NOTICE, 0, c->key, NULL, NULL, 0, "Undid %s: restored %s", ch->property,
+                                    ch->value);
+                else
+                        log_context(LOG_NOTICE, 0, c->key, NULL, NULL, 0, "Set %s=%s (was %s)", ch->property,
+                                    ch->value, isempty(ch->previous) ? "unset" : ch->previous);
+                if (!t)
+                        continue;
+                if (c->undo) {
+                        PropertyRecord *rec = record_of(t, ch->property);
+                        if (rec)
+                                g_ptr_array_remove(t->property_records, rec);
+                }
+                g_hash_table_replace(t->unit_properties, g_strdup(ch->property), g_strdup(ch->value));
         }
-        if (!c->previous) {
-                /* An undo: the value we had set is gone. */
-                if (rec)
-                        g_ptr_array_remove(t->property_records, rec);
-        } else if (rec) {
-                g_free(rec->written);
-                rec->written = g_strdup(c->written);
-        } else {
-                rec = g_new0(PropertyRecord, 1);
-                rec->property = g_strdup(c->property);
-                rec->previous = g_strdup(c->previous);
-                rec->written = g_strdup(c->written);
-                g_ptr_array_add(t->property_records, rec);
-        }
-        g_hash_table_replace(t->unit_properties, g_strdup(c->property), g_strdup(c->written));
-        manager_save_target(c->manager, t);
+        if (t && c->undo)
+                manager_save_target(c->manager, t);
         return 0;
 }
 
@@ -432,11 +503,13 @@ static int append_property(sd_bus_message *msg, const char *property, const char
         return sd_bus_message_close_container(msg);
 }
 
-int systemd_set_unit_property(Target *t, const char *property, const char *value, const char *previous) {
+int systemd_set_unit_properties(Target *t, GPtrArray *changes, bool undo) {
         Manager *m = t->manager;
         g_autoptr(sd_bus_message) msg = NULL;
         int r;
 
+        if (changes->len == 0)
+                return 0;
         if (!m->bus)
                 return -ENOTCONN;
 
@@ -450,19 +523,29 @@ int systemd_set_unit_property(Target *t, const char *property, const char *value
         r = sd_bus_message_open_container(msg, SD_BUS_TYPE_ARRAY, "(sv)");
         if (r < 0)
                 return r;
-        r = append_property(msg, property, value);
-        if (r < 0)
-                return log_context(LOG_WARNING, r, t->unit, NULL, NULL, 0, "Cannot encode %s=%s: %m", property,
-                                   value);
+        for (guint i = 0; i < changes->len; i++) {
+                const PropertyChange *c = g_ptr_array_index(changes, i);
+                r = append_property(msg, c->property, c->value);
+                if (r < 0)
+                        return log_context(LOG_WARNING, r, t->unit, NULL, NULL, 0, "Cannot encode %s=%s: %m",
+                                           c->property, c->value);
+        }
         r = sd_bus_message_close_container(msg);
         if (r < 0)
                 return r;
 
+        /* An undo keeps its records until systemd confirms; a set records
+         * first, so that a crash after the call still knows the way back. */
+        if (!undo)
+                record_ahead(t, changes);
+
         CallContext *c = call_context_new(m, t->unit, 0);
-        c->property = g_strdup(property);
-        c->written = g_strdup(value);
-        c->previous = g_strdup(previous);
-        return call_async(m, msg, on_set_property, c);
+        c->changes = g_ptr_array_ref(changes);
+        c->undo = undo;
+        r = call_async(m, msg, on_set_properties, c);
+        if (r < 0 && !undo)
+                record_revert(t, changes);
+        return r;
 }
 
 /* ---- signals ---- */

@@ -933,6 +933,7 @@ typedef struct Context {
         int dir_fd;
         ApplyFlags flags;
         ApplyReport *report;
+        const ApplyHooks *hooks;
         int first_error;
         bool no_space;
 } Context;
@@ -976,7 +977,12 @@ static Outcome undo_item(Context *ctx, const AppliedItem *it) {
                 return fail_item(ctx, it->backend, it->target, NULL, it->previous, r);
 
         if (!values_equal(it->backend, it->target, present, current, it->written)) {
-                report_add(ctx->report, ACTION_LEFT_FOREIGN, it->backend, it->target, current, it->written, 0);
+                /* Still what was there before: the write recorded ahead of
+                 * time never happened (a crash in between). Nothing to undo. */
+                bool never_written = values_equal(it->backend, it->target, present, current,
+                                                  it->had_previous ? it->previous : NULL);
+                report_add(ctx->report, never_written ? ACTION_UNCHANGED : ACTION_LEFT_FOREIGN, it->backend,
+                           it->target, current, it->written, 0);
                 return OUTCOME_OK;
         }
 
@@ -1041,26 +1047,43 @@ static Outcome apply_item(Context *ctx, CgroupRecord *record, const PlanItem *it
                 return OUTCOME_OK;
         }
 
-        r = write_value(ctx->dir_fd, item->backend, item->target, item->value);
-        if (r < 0)
+        /* Write-ahead: the record learns what was there and what is about
+         * to be written, and the hook makes that durable, before the write;
+         * a crash in between then still leaves the way back. */
+        g_autofree char *old_written = NULL;
+        AppliedItem *added = NULL;
+        if (record) {
+                if (rec) {
+                        /* Keep what was there before our first write. */
+                        old_written = TAKE_PTR(rec->written);
+                        rec->written = g_strdup(item->value);
+                } else {
+                        added = g_new0(AppliedItem, 1);
+                        added->backend = item->backend;
+                        added->target = g_strdup(item->target);
+                        added->had_previous = present;
+                        added->previous = g_strdup(current);
+                        added->written = g_strdup(item->value);
+                        g_ptr_array_add(record->items, added);
+                }
+                r = ctx->hooks && ctx->hooks->before_write ? ctx->hooks->before_write(record, ctx->hooks->userdata)
+                                                           : 0;
+                if (r >= 0)
+                        r = write_value(ctx->dir_fd, item->backend, item->target, item->value);
+        } else
+                r = write_value(ctx->dir_fd, item->backend, item->target, item->value);
+        if (r < 0) {
+                /* Not written after all: the record goes back to the truth,
+                 * which the caller's next save makes durable. */
+                if (added)
+                        g_ptr_array_remove(record->items, added);
+                else if (rec) {
+                        g_free(rec->written);
+                        rec->written = TAKE_PTR(old_written);
+                }
                 return fail_item(ctx, item->backend, item->target, current, item->value, r);
-        report_add(ctx->report, ACTION_WROTE, item->backend, item->target, current, item->value, 0);
-
-        if (!record)
-                return OUTCOME_OK;
-        if (rec) {
-                /* Keep what was there before our first write. */
-                g_free(rec->written);
-                rec->written = g_strdup(item->value);
-        } else {
-                AppliedItem *n = g_new0(AppliedItem, 1);
-                n->backend = item->backend;
-                n->target = g_strdup(item->target);
-                n->had_previous = present;
-                n->previous = g_strdup(current);
-                n->written = g_strdup(item->value);
-                g_ptr_array_add(record->items, n);
         }
+        report_add(ctx->report, ACTION_WROTE, item->backend, item->target, current, item->value, 0);
         return OUTCOME_OK;
 }
 
@@ -1092,6 +1115,12 @@ static int finish(Context *ctx) {
 
 int cgroup_apply_plan(const char *cgroupfs_root, const char *cgroup, const CgroupPlan *plan,
                       CgroupRecord *record, ApplyFlags flags, ApplyReport *report) {
+        return cgroup_apply_plan_with_hooks(cgroupfs_root, cgroup, plan, record, flags, NULL, report);
+}
+
+int cgroup_apply_plan_with_hooks(const char *cgroupfs_root, const char *cgroup, const CgroupPlan *plan,
+                                 CgroupRecord *record, ApplyFlags flags, const ApplyHooks *hooks,
+                                 ApplyReport *report) {
         _cleanup_close_ int dir_fd = -1;
         Context ctx = {
                 .root = cgroupfs_root,
@@ -1099,6 +1128,7 @@ int cgroup_apply_plan(const char *cgroupfs_root, const char *cgroup, const Cgrou
                 .dir_fd = -1,
                 .flags = flags,
                 .report = report,
+                .hooks = hooks,
         };
         int r;
 

@@ -162,6 +162,22 @@ int systemd_property_kernel_file(const char *property, const char *value, const 
 int cgroup_sync_knob_file(const char *cgroupfs_root, const char *cgroup, const char *file, const char *value,
                           ApplyFlags flags, ApplyReport *report);
 
+/* Called with the record after it learnt of a write and before the write
+ * is made: it returns < 0 when it cannot keep the record (the write is then
+ * not made, and the item fails with that error). */
+typedef struct ApplyHooks {
+        int (*before_write)(const CgroupRecord *record, void *userdata);
+        void *userdata;
+} ApplyHooks;
+
+/* cgroup_apply_plan(), with the record kept ahead of every write (a
+ * write-ahead record): a crash between the hook and the write leaves a
+ * record whose "written" never reached the kernel, which undo recognises
+ * by the previous value still being there. */
+int cgroup_apply_plan_with_hooks(const char *cgroupfs_root, const char *cgroup, const CgroupPlan *plan,
+                                 CgroupRecord *record, ApplyFlags flags, const ApplyHooks *hooks,
+                                 ApplyReport *report);
+
 /* Undoes everything in record: restores previous values where the current
  * value is still the one we wrote, leaves foreign values alone, and empties
  * the record. A vanished cgroup took our values with it: returns 0. An item

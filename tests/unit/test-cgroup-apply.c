@@ -771,6 +771,85 @@ static void test_sync_knob_file_writes_only_a_difference(Tree *t, gconstpointer 
                         ==, -ENOENT);
 }
 
+/* The hook sees each write in the record before the kernel does. */
+typedef struct HookLog {
+        const char *unit_dir;
+        unsigned calls;
+        bool record_ahead_of_kernel; /* every call: recorded, not yet written */
+        int fail_with;
+} HookLog;
+
+static int hook_before_write(const CgroupRecord *record, void *userdata) {
+        HookLog *h = userdata;
+        g_autofree char *content = get(h->unit_dir, "memory.swap.max");
+        bool recorded = false;
+
+        for (guint i = 0; i < record->items->len; i++) {
+                const AppliedItem *it = g_ptr_array_index(record->items, i);
+                recorded = recorded || (streq(it->target, "memory.swap.max") && streq(it->written, "67108864") &&
+                                        streq(it->previous, "max"));
+        }
+        h->calls++;
+        h->record_ahead_of_kernel = (h->calls == 1 || h->record_ahead_of_kernel) && recorded &&
+                                    streq(content, "max\n");
+        return h->fail_with;
+}
+
+static void test_apply_records_ahead_of_writes(Tree *t, gconstpointer data) {
+        g_autoptr(TestResolution) r = res_new();
+        g_autoptr(SystemFacts) f = facts_new(false, NULL, 0);
+        g_autoptr(CgroupRecord) rec = cgroup_record_new(UNIT);
+        g_autoptr(ApplyReport) report = apply_report_new();
+        HookLog h = { .unit_dir = t->unit };
+        const ApplyHooks hooks = { hook_before_write, &h };
+
+        res_set_bytes(r, KNOB_SWAP_MAX, 64 << 20);
+        g_autoptr(CgroupPlan) files = build(r, f, 0); /* SwapMax as memory.swap.max */
+        g_assert_cmpint(cgroup_apply_plan_with_hooks(t->cgroupfs, UNIT, files, rec, 0, &hooks, report), >=, -ENOSPC);
+        g_assert_cmpuint(h.calls, >=, 1);
+        g_assert_true(h.record_ahead_of_kernel);
+        g_autofree char *content = get(t->unit, "memory.swap.max");
+        g_assert_cmpstr(content, ==, "67108864\n");
+}
+
+static void test_apply_hook_failure_writes_nothing(Tree *t, gconstpointer data) {
+        g_autoptr(TestResolution) r = res_new();
+        g_autoptr(SystemFacts) f = facts_new(false, NULL, 0);
+        g_autoptr(CgroupRecord) rec = cgroup_record_new(UNIT);
+        g_autoptr(ApplyReport) report = apply_report_new();
+        HookLog h = { .unit_dir = t->unit, .fail_with = -EROFS };
+        const ApplyHooks hooks = { hook_before_write, &h };
+
+        res_set_bytes(r, KNOB_SWAP_MAX, 64 << 20);
+        g_autoptr(CgroupPlan) p = build(r, f, 0);
+        (void) cgroup_apply_plan_with_hooks(t->cgroupfs, UNIT, p, rec, 0, &hooks, report);
+        g_autofree char *content = get(t->unit, "memory.swap.max");
+        g_assert_cmpstr(content, ==, "max\n");
+        g_assert_null(record_get(rec, "memory.swap.max"));
+        g_assert_cmpint(report_get(report, "memory.swap.max")->result, ==, ACTION_FAILED);
+}
+
+/* A crash after the record and before the write: undo finds the previous
+ * value still there, writes nothing and calls nobody foreign. */
+static void test_undo_of_a_write_that_never_happened(Tree *t, gconstpointer data) {
+        g_autoptr(CgroupRecord) rec = cgroup_record_new(UNIT);
+        g_autoptr(ApplyReport) report = apply_report_new();
+        AppliedItem *it = g_new0(AppliedItem, 1);
+
+        it->backend = BACKEND_CGROUP_FILE;
+        it->target = g_strdup("memory.swap.max");
+        it->had_previous = true;
+        it->previous = g_strdup("max");
+        it->written = g_strdup("67108864");
+        g_ptr_array_add(rec->items, it);
+
+        g_assert_cmpint(cgroup_undo(t->cgroupfs, UNIT, rec, 0, report), ==, 0);
+        g_assert_cmpuint(rec->items->len, ==, 0);
+        g_assert_cmpint(report_get(report, "memory.swap.max")->result, ==, ACTION_UNCHANGED);
+        g_autofree char *content = get(t->unit, "memory.swap.max");
+        g_assert_cmpstr(content, ==, "max\n");
+}
+
 static void test_apply_writes_and_records(Tree *t, gconstpointer data) {
         g_autoptr(TestResolution) r = res_new();
         g_autoptr(SystemFacts) f = facts_new(false, NULL, 0);
@@ -1396,6 +1475,9 @@ int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
 
 #define ADD_TREE(name, fn) g_test_add("/cgroup-apply/" name, Tree, NULL, tree_setup, fn, tree_teardown)
+        ADD_TREE("apply/records-ahead-of-writes", test_apply_records_ahead_of_writes);
+        ADD_TREE("apply/hook-failure-writes-nothing", test_apply_hook_failure_writes_nothing);
+        ADD_TREE("undo/write-that-never-happened", test_undo_of_a_write_that_never_happened);
         g_test_add_func("/cgroup-apply/path/validate", test_path_validate);
         ADD_TREE("path/apply-rejects-dotdot", test_apply_rejects_dotdot);
         ADD_TREE("sync-knob-file-writes-only-a-difference", test_sync_knob_file_writes_only_a_difference);
