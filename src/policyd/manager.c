@@ -363,6 +363,58 @@ static void sync_relied_properties(Target *t, const CgroupPlan *plan) {
         }
 }
 
+/* The properties policyd may set at runtime, which the generator also
+ * writes into its drop-in for the groups unit files name. */
+static const char *const runtime_properties[] = {
+        "MemorySwapMax", "MemoryZSwapMax", "MemoryZSwapWriteback", "AllowedMemoryNodes", NULL,
+};
+
+static bool has_generated_dropin(const Target *t) {
+        for (char **d = t->dropins; d && *d; d++)
+                if (unit_dropin_is_generated(*d))
+                        return true;
+        return false;
+}
+
+static bool plan_sets_property(const CgroupPlan *plan, const char *property) {
+        for (guint i = 0; i < plan->items->len; i++) {
+                const PlanItem *item = g_ptr_array_index(plan->items, i);
+                if (item->backend == BACKEND_SYSTEMD_PROPERTY && item->value && streq(item->target, property))
+                        return true;
+        }
+        return false;
+}
+
+/* A group that the unit no longer has may still reach systemd through the
+ * generator's drop-in, until a daemon-reload. Where systemd's value is that
+ * drop-in's, the administrator's value goes back at runtime now. */
+static void restore_stale_generated(Target *t, const CgroupPlan *plan, GPtrArray *restores) {
+        if (!has_generated_dropin(t))
+                return;
+        for (const char *const *p = runtime_properties; *p; p++) {
+                g_autoptr(GPtrArray) assignments = NULL;
+                g_autofree char *admin = NULL;
+                const char *current = g_hash_table_lookup(t->unit_properties, *p);
+
+                if (!current || plan_sets_property(plan, *p) || find_property_record(t, *p))
+                        continue;
+                if (unit_file_read_property(t->unit, t->fragment, (const char *const *) t->dropins, *p,
+                                            &assignments) < 0 ||
+                    unit_property_previous(*p, current, assignments, &admin) <= 0 || isempty(admin) ||
+                    systemd_property_value_equal(*p, current, admin))
+                        continue;
+                log_context(LOG_INFO, 0, t->unit, NULL, NULL, 0,
+                            "%s=%s comes from policyd-generator's drop-in for a group the unit no longer has; "
+                            "restoring %s at runtime",
+                            *p, current, admin);
+                if (t->manager->dry_run)
+                        continue;
+                /* Set through systemd now: nothing left for the kernel-file sync. */
+                g_hash_table_remove(t->relied_properties, *p);
+                property_changes_add(restores, *p, admin, NULL);
+        }
+}
+
 static void apply_systemd_properties(Target *t, const CgroupPlan *plan) {
         Manager *m = t->manager;
         g_autoptr(GPtrArray) sets = property_changes_new(), restores = property_changes_new();
@@ -429,6 +481,7 @@ static void apply_systemd_properties(Target *t, const CgroupPlan *plan) {
                 }
                 property_changes_add(restores, rec->property, rec->previous, NULL);
         }
+        restore_stale_generated(t, plan, restores);
         /* The records go when systemd confirms. */
         (void) systemd_set_unit_properties(t, restores, true);
 }
@@ -613,6 +666,19 @@ void manager_forget_unit(Manager *m, const char *unit) {
         g_hash_table_remove(m->targets, unit);
 }
 
+void manager_systemd_reloaded(Manager *m) {
+        GHashTableIter it;
+        gpointer value;
+
+        /* The generator ran again: its drop-ins follow the groups now. */
+        g_hash_table_iter_init(&it, m->targets);
+        while (g_hash_table_iter_next(&it, NULL, &value))
+                ((Target *) value)->needs_daemon_reload = false;
+        /* Unit files and drop-ins may name other groups, and systemd does not
+         * write a running unit's cgroup for what its files now say. */
+        manager_refresh_all(m);
+}
+
 void manager_refresh_all(Manager *m) {
         g_autoptr(GPtrArray) keys = hash_table_keys(m->targets);
         g_autoptr(SystemFacts) facts = NULL;
@@ -783,28 +849,41 @@ static void keep_last_good_groups(PolicySet *old, PolicySet *new) {
 
 /* policyd-generator turned the groups that unit files name into drop-ins
  * at the last daemon-reload. When such a group changed, those drop-ins are
- * stale until systemd runs the generator again. */
-static bool unit_file_groups_changed(Manager *m, const PolicySet *new) {
+ * stale until systemd runs the generator again: the runtime settings
+ * policyd can set now (SetUnitProperties), but the exec-time ones (KSM=,
+ * NUMAPolicy=) reach the unit only at its next start after a daemon-reload.
+ * policyd never runs one behind the administrator's back: it marks and
+ * reports the units, and "policyctl reload --daemon-reload" asks for it. */
+static unsigned mark_stale_generator_dropins(Manager *m, const PolicySet *new) {
         GHashTableIter it;
         gpointer value;
+        unsigned n = 0;
 
         g_hash_table_iter_init(&it, m->targets);
         while (g_hash_table_iter_next(&it, NULL, &value)) {
-                const Target *t = value;
+                Target *t = value;
                 for (guint i = 0; t->resolution && i < t->resolution->memberships->len; i++) {
                         const Membership *mb = g_ptr_array_index(t->resolution->memberships, i);
                         if (mb->source != MEMBERSHIP_UNIT_FILE)
                                 continue;
                         const PolicyGroup *a = policy_set_get(m->policies, mb->group);
                         const PolicyGroup *b = policy_set_get(new, mb->group);
-                        if (!a || !b)
-                                return true;
-                        g_autofree char *fa = policy_group_format(a), *fb = policy_group_format(b);
-                        if (!streq(fa, fb))
-                                return true;
+                        g_autofree char *fa = a ? policy_group_format(a) : NULL;
+                        g_autofree char *fb = b ? policy_group_format(b) : NULL;
+                        if (fa && fb && streq(fa, fb))
+                                continue;
+                        if (!t->needs_daemon_reload)
+                                log_context(LOG_NOTICE, 0, t->unit, mb->group, NULL, 0,
+                                            "Group '%s', which the unit file names, changed: its runtime settings "
+                                            "are applied now; its exec-time settings (KSM=, NUMAPolicy=) need "
+                                            "'systemctl daemon-reload' and a restart of the unit",
+                                            mb->group);
+                        t->needs_daemon_reload = true;
+                        n++;
+                        break;
                 }
         }
-        return false;
+        return n;
 }
 
 int manager_reload(Manager *m) {
@@ -841,7 +920,7 @@ int manager_reload(Manager *m) {
 
         keep_last_good_groups(m->policies, set);
         g_hash_table_remove_all(m->user_names); /* users come and go too */
-        bool regenerate = m->started && unit_file_groups_changed(m, set);
+        unsigned stale = m->started ? mark_stale_generator_dropins(m, set) : 0;
 
         /* Swap in whole; the old set goes only now. */
         policy_set_free(m->policies);
@@ -866,15 +945,10 @@ int manager_reload(Manager *m) {
         if (!m->started)
                 return 0;
         bus_api_emit_reloaded(m);
-        if (regenerate) {
-                if (m->dry_run)
-                        log_notice("Would ask systemd to reload: groups that unit files name have changed.");
-                else {
-                        log_info("Groups that unit files name have changed; asking systemd to reload, so that "
-                                 "policyd-generator's drop-ins follow.");
-                        (void) systemd_daemon_reload(m);
-                }
-        }
+        if (stale > 0)
+                log_notice("%u units name changed groups in their unit files; 'systemctl daemon-reload' (or "
+                           "'policyctl reload --daemon-reload') updates policyd-generator's drop-ins.",
+                           stale);
         /* Unit files may name groups that just appeared or went away. */
         manager_refresh_all(m);
         (void) sd_notifyf(false, "READY=1\nSTATUS=Applying %u policy groups to %u units and cgroups.",

@@ -52,6 +52,7 @@ typedef struct Target {
         GHashTable *relied_properties;
         GPtrArray *last_report;      /* Action* of the last apply, for explain */
 
+        bool needs_daemon_reload;    /* a group its unit file names changed since systemd last ran the generator */
         unsigned refresh_generation; /* drops replies of superseded refreshes */
         bool refresh_queued;
 } Target;
@@ -102,6 +103,8 @@ int manager_reload(Manager *m);
 /* Re-reads a unit from systemd and applies its groups (asynchronous). */
 void manager_refresh_unit(Manager *m, const char *unit, const char *object_path);
 void manager_refresh_all(Manager *m);
+/* systemd finished a daemon-reload: generator drop-ins are fresh again. */
+void manager_systemd_reloaded(Manager *m);
 void manager_forget_unit(Manager *m, const char *unit);
 
 /* Resolves and applies one target with what is known about it now. */

@@ -618,9 +618,8 @@ static int on_reloading(sd_bus_message *msg, void *userdata, sd_bus_error *ret_e
                 return 0;
         if (active)
                 return 0;
-        /* After daemon-reload, unit files and drop-ins may name other groups. */
         log_info("systemd finished reloading, re-reading all units.");
-        manager_refresh_all(m);
+        manager_systemd_reloaded(m);
         return 0;
 }
 
@@ -736,16 +735,6 @@ int systemd_watch_attach(Manager *m) {
         if (r < 0)
                 return log_error_errno(r, "Failed to watch systemd's bus name: %m");
         return 0;
-}
-
-static int on_daemon_reload(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
-        if (sd_bus_message_is_method_error(reply, NULL))
-                log_warning("Failed to ask systemd to reload: %s", sd_bus_message_get_error(reply)->message);
-        return 0;
-}
-
-int systemd_daemon_reload(Manager *m) {
-        return call_simple(m, "Reload", on_daemon_reload, NULL);
 }
 
 int systemd_watch_start(Manager *m) {

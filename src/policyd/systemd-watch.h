@@ -46,9 +46,6 @@ void property_changes_add(GPtrArray *changes, const char *property, const char *
  * records when systemd confirms. */
 int systemd_set_unit_properties(Target *t, GPtrArray *changes, bool undo);
 
-/* Manager.Reload, as "systemctl daemon-reload" does: generators run again. */
-int systemd_daemon_reload(Manager *m);
-
 /* Whether the unit type has a cgroup at all ("foo.service" yes, "foo.target" no). */
 bool unit_type_has_cgroup(const char *unit);
 

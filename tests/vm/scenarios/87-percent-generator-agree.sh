@@ -4,8 +4,10 @@
 # policyd-generator and policyd turn the percentage into the same bytes (a
 # page multiple), so policyd leaves the generator's drop-in alone: no
 # SetUnitProperties, nothing in /run/systemd/system.control. When the group
-# goes, the administrator's MemorySwapMax= (or systemd's infinity) is back
-# and nothing is pinned. Then swap changes between daemon-reload and the
+# goes, the administrator's MemorySwapMax= (or systemd's infinity) is back at
+# once, without a daemon-reload (policyd never runs one itself): whatever is
+# pinned in system.control is the administrator's value, never the group's.
+# Then swap changes between daemon-reload and the
 # start, so policyd must override the drop-in: it records the
 # administrator's value, not the generator's, and undo restores that.
 set -euo pipefail
@@ -37,6 +39,17 @@ no_control_dropin() { # UNIT
 # What policyd said about UNIT since the scenario began (UNIT= field).
 policyd_said() { # UNIT
         journalctl -b --since "$since" _SYSTEMD_UNIT=policyd.service "UNIT=$1" --no-pager -o cat
+}
+
+# A runtime property can only be put back as one (policyd(8), Undo): what
+# may stay pinned is the administrator's value, never the group's.
+pinned_is_admin_or_nothing() { # UNIT
+        local pinned
+        pinned=$(cat "$control/$1.service.d/"*.conf 2>/dev/null | grep '^MemorySwapMax=' | tail -n 1 || true)
+        case $pinned in
+        "" | "MemorySwapMax=${admin[$1]}") echo "ok: $1: pinned in $control: '${pinned:-nothing}'" ;;
+        *) fail "$1: $control pins '$pinned', not the administrator's ${admin[$1]}" ;;
+        esac
 }
 
 policyd_pid=
@@ -83,14 +96,19 @@ for u in "${units[@]}"; do
 done
 
 rm /etc/policy.d/pgt-pct.policy
+reloaded_at=$(date '+%Y-%m-%d %H:%M:%S')
 policyctl reload
 for u in "${units[@]}"; do
         path=$cg$(unit_cgroup "$u.service")
         wait_for "$u: tag removed" bash -c "! getfattr --absolute-names -n user.policy.group '$path'"
         wait_for "$u: the administrator's MemorySwapMax is back" prop_is "$u.service" MemorySwapMax "${admin[$u]}"
         wait_for "$u: memory.swap.max follows" file_is "$path/memory.swap.max" "${kernel[$u]}"
-        no_control_dropin "$u"
+        pinned_is_admin_or_nothing "$u"
 done
+if journalctl -b _PID=1 --since "$reloaded_at" --no-pager -o cat | grep -q '^Reloading'; then
+        fail "systemd reloaded after 'policyctl reload'"
+fi
+echo "ok: no daemon-reload behind the administrator's back"
 policyd_never_crashed
 
 # --- swap changes between daemon-reload and the start: policyd must set.
@@ -125,12 +143,6 @@ for u in "${units[@]}"; do
         wait_for "$u: tag removed" bash -c "! getfattr --absolute-names -n user.policy.group '$path'"
         wait_for "$u: the administrator's MemorySwapMax is back" prop_is "$u.service" MemorySwapMax "${admin[$u]}"
         wait_for "$u: memory.swap.max follows" file_is "$path/memory.swap.max" "${kernel[$u]}"
-        # A runtime property can only be put back as one (policyd(8), Undo):
-        # what stays pinned is the administrator's value, never the group's.
-        pinned=$(cat "$control/$u.service.d/"*.conf 2>/dev/null | grep '^MemorySwapMax=' | tail -n 1 || true)
-        case $pinned in
-        "" | "MemorySwapMax=${admin[$u]}") echo "ok: $u: pinned in $control: '${pinned:-nothing}'" ;;
-        *) fail "$u: $control pins '$pinned', not the administrator's ${admin[$u]}" ;;
-        esac
+        pinned_is_admin_or_nothing "$u"
 done
 policyd_never_crashed
