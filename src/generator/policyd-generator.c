@@ -19,20 +19,21 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
+#include "cgroup-apply.h"
 #include "conf-parse.h"
 #include "diagnostics.h"
 #include "log.h"
 #include "policy-load.h"
 #include "resolve.h"
 #include "unit-file.h"
+#include "unit-lookup.h"
 #include "util.h"
 
 #ifndef PR_GET_MEMORY_MERGE
 #define PR_GET_MEMORY_MERGE 68 /* Linux 6.4 */
 #endif
 
-#define DROPIN_FILE "50-policy-groups.conf"
-#define SYMLINK_MAX_FOLLOW 32
+#define DROPIN_FILE GENERATOR_DROPIN_FILE /* policyd knows its drop-ins by this name */
 
 /* ---- logging to the kernel log ----
  *
@@ -136,25 +137,24 @@ static const struct {
 };
 
 typedef enum EntryKind {
-        ENTRY_UNIT,     /* a unit file (a template too): foo.service, foo@.service */
-        ENTRY_INSTANCE, /* foo@bar.service: its own drop-in directory, the template's file */
-        ENTRY_DROPINS,  /* only NAME.d exists: a prefix ("foo-.service"), a transient or implicit unit */
-        ENTRY_TYPE,     /* the type directory "service.d": every unit of the type */
+        ENTRY_UNIT,    /* a unit file (a template as any of its instances), or an instance that reads more */
+        ENTRY_DROPINS, /* only NAME.d exists: a prefix ("foo-.service"), a transient or implicit unit */
+        ENTRY_TYPE,    /* the type directory "service.d": every unit of the type */
 } EntryKind;
 
 typedef struct Entry {
         EntryKind kind;
-        char *name;       /* unit name; ".service" for the type directory */
+        char *name;       /* the unit's id; ".service" for the type directory */
         char *dropin_dir; /* where our drop-in goes, relative to the output directory */
-        char *fragment;   /* resolved unit file, NULL when none */
+        UnitInfo *info;   /* from unit-lookup: fragment, aliases, drop-ins in systemd's order */
         bool masked;
-        GPtrArray *aliases; /* char*: alias names, whose drop-ins apply too */
-        char *template;     /* ENTRY_INSTANCE: foo@.service */
 
         /* Filled by entry_read() */
-        GPtrArray *files;   /* char*: fragment then drop-ins, in systemd's order */
+        GPtrArray *files;   /* char*: where to read the fragment, then the drop-ins */
+        GPtrArray *shown;   /* char*: the same files as systemd names them */
         char **groups;      /* NULL when no file mentions PolicyGroup */
         bool written;       /* a drop-in with settings was written */
+        bool visiting, generated;
 } Entry;
 
 static Entry *entry_free(Entry *e) {
@@ -162,10 +162,9 @@ static Entry *entry_free(Entry *e) {
                 return NULL;
         g_free(e->name);
         g_free(e->dropin_dir);
-        g_free(e->fragment);
-        g_clear_pointer(&e->aliases, g_ptr_array_unref);
-        g_free(e->template);
+        unit_info_free(e->info);
         g_clear_pointer(&e->files, g_ptr_array_unref);
+        g_clear_pointer(&e->shown, g_ptr_array_unref);
         g_strfreev(e->groups);
         g_free(e);
         return NULL;
@@ -175,13 +174,10 @@ DEFINE_FREE_NOTIFY(entry_free, Entry)
 typedef struct Context {
         const char *root;       /* NULL for the real root */
         const char *output_dir; /* systemd's "normal" generator directory */
-        GPtrArray *unit_dirs;   /* char*: unit_search_dirs minus the generator directories */
+        UnitLookup *lookup;     /* unit_search_dirs minus the generator directories */
         PolicySet *policies;
 
-        GHashTable *entries;     /* name → Entry*, owned */
-        GHashTable *aliases;     /* alias name → canonical name (both owned) */
-        GHashTable *seen_names;  /* unit file names, first directory wins */
-        GHashTable *dropin_dirs; /* stems of every NAME.d directory found */
+        GHashTable *entries; /* name → Entry*, owned */
 
         /* Facts about the running system, read under root. */
         bool swap_known;
@@ -234,66 +230,10 @@ static int unit_type_index(const char *name) {
         return -1;
 }
 
-static bool unit_name_plausible(const char *name) {
-        const char *dot = strrchr(name, '.');
-
-        return dot && dot > name && name[0] != '.' && !strchr(name, '/') && unit_type_index(name) >= 0;
+static bool unit_name_ours(const char *name) {
+        return unit_name_kind(name) != UNIT_NAME_INVALID && unit_type_index(name) >= 0;
 }
 
-/* "foo@bar.service" → true; "foo@.service" (the template) → false. */
-static bool unit_name_is_instance(const char *name) {
-        const char *at = strchr(name, '@'), *dot = strrchr(name, '.');
-        return at && dot && at + 1 < dot;
-}
-
-static char *unit_name_template(const char *name) {
-        const char *at = strchr(name, '@'), *dot = strrchr(name, '.');
-        return g_strdup_printf("%.*s%s", (int) (at - name + 1), name, dot);
-}
-
-/* The more general names whose NAME.d directories systemd also reads for
- * this unit, most specific first: the template of an instance, then the
- * dashed prefixes ("foo-bar-baz.service" → "foo-bar-.service",
- * "foo-.service"). The type directory ("service.d") comes last, as the stem
- * "service". Instance prefixes ("foo-@bar.service") are not followed. */
-static GPtrArray *unit_wider_names(const char *name) {
-        GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
-        const char *dot = strrchr(name, '.'), *at;
-        g_autofree char *base = NULL;
-
-        if (!dot)
-                return out;
-        if (unit_name_is_instance(name)) {
-                g_autofree char *template = unit_name_template(name);
-                g_autoptr(GPtrArray) more = unit_wider_names(template);
-                g_ptr_array_add(out, TAKE_PTR(template));
-                for (guint i = 0; i < more->len; i++)
-                        g_ptr_array_add(out, g_strdup(g_ptr_array_index(more, i)));
-                return out;
-        }
-
-        /* systemd's unit_name_to_prefix(): what comes before '@' or the type. */
-        at = strchr(name, '@');
-        base = g_strndup(name, (gsize) ((at && at < dot ? at : dot) - name));
-        for (bool chopped = false;;) {
-                char *dash = strrchr(base, '-');
-
-                if (!dash || dash == base)
-                        break;
-                if (dash[1] == '\0' && !chopped) {
-                        *dash = '\0'; /* a trailing dash: chop it, once */
-                        chopped = true;
-                        continue;
-                }
-                dash[1] = '\0';
-                g_ptr_array_add(out, g_strconcat(base, dot, NULL));
-                *dash = '\0';
-                chopped = true;
-        }
-        if (name[0] != '.')
-                g_ptr_array_add(out, g_strdup(dot + 1));
-        return out;
-}
 
 /* ---- facts about the running system ---- */
 
@@ -304,25 +244,8 @@ static void read_swap_total(Context *c) {
 
         if (read_full_file(path, &data, &size) < 0)
                 return;
-
         c->swap_known = true;
-        g_auto(GStrv) lines = g_strsplit(data, "\n", -1);
-        /* "Filename Type Size Used Priority", sizes in KiB, after a header line. */
-        for (char **l = lines; *l; l++) {
-                g_auto(GStrv) words = NULL;
-                guint64 kib;
-
-                if (l == lines || isempty(*l))
-                        continue;
-                words = g_strsplit_set(*l, " \t", -1);
-                guint n = 0;
-                for (char **w = words; *w; w++) {
-                        if (**w == '\0' || ++n != 3)
-                                continue;
-                        if (g_ascii_string_to_unsigned(*w, 10, 0, UINT64_MAX / 1024, &kib, NULL))
-                                c->swap_total += kib * 1024;
-                }
-        }
+        c->swap_total = swap_total_parse(data); /* as policyd reads it */
 }
 
 static void read_memory_nodes(Context *c) {
@@ -361,292 +284,140 @@ static void probe_ksm(Context *c) {
 
 /* ---- finding units ---- */
 
-/* Follows a unit file symlink as systemd does, under root. Returns the final
- * path, or NULL for a dangling link or a loop; sets *ret_masked for a link to
- * /dev/null. */
-static char *chase_unit_file(const Context *c, const char *path, bool *ret_masked) {
-        g_autofree char *p = g_strdup(path);
-
-        *ret_masked = false;
-        for (unsigned i = 0; i < SYMLINK_MAX_FOLLOW; i++) {
-                g_autofree char *target = NULL;
-                struct stat st;
-
-                if (lstat(p, &st) < 0)
-                        return NULL;
-                if (!S_ISLNK(st.st_mode))
-                        return TAKE_PTR(p);
-
-                target = g_file_read_link(p, NULL);
-                if (!target)
-                        return NULL;
-                if (streq(target, "/dev/null")) {
-                        *ret_masked = true;
-                        return TAKE_PTR(p);
-                }
-                if (g_path_is_absolute(target)) {
-                        g_free(p);
-                        p = path_under_root(c, target);
-                } else {
-                        g_autofree char *dir = g_path_get_dirname(p);
-                        g_free(p);
-                        p = g_build_filename(dir, target, NULL);
-                }
-        }
-        return NULL;
-}
-
 /* For messages: the unit name, or "service.d" for the type directory. */
 static const char *entry_display(const Entry *e) {
         return e->kind == ENTRY_TYPE ? e->dropin_dir : e->name;
 }
 
-static Entry *entry_new(Context *c, EntryKind kind, const char *name) {
+static Entry *entry_new(Context *c, EntryKind kind, const char *name, UnitInfo *info) {
         Entry *e = g_new0(Entry, 1);
 
         e->kind = kind;
         e->name = g_strdup(name);
         e->dropin_dir = kind == ENTRY_TYPE ? g_strconcat(name + 1, ".d", NULL) : g_strconcat(name, ".d", NULL);
-        e->aliases = g_ptr_array_new_with_free_func(g_free);
+        e->info = info;
+        e->masked = info->masked;
         g_hash_table_insert(c->entries, e->name, e);
         return e;
 }
 
-static void add_unit_file(Context *c, const char *dir, const char *name) {
-        g_autofree char *path = g_build_filename(dir, name, NULL);
-        g_autofree char *target = NULL;
-        g_autofree char *target_name = NULL;
-        bool masked;
-        struct stat st;
+/* A template stands for any of its instances: it reads what they all read,
+ * instance prefix directories (foo-@.service.d) included. */
+static UnitInfo *lookup(const Context *c, const char *name) {
+        UnitInfo *info = NULL;
 
-        g_hash_table_add(c->seen_names, g_strdup(name));
-
-        target = chase_unit_file(c, path, &masked);
-        if (!target) {
-                log_debug("%s: dangling or looping symlink, ignoring.", path_display(c, path));
-                return;
-        }
-        if (masked) {
-                entry_new(c, ENTRY_UNIT, name)->masked = true;
-                return;
-        }
-        if (stat(target, &st) < 0 || !S_ISREG(st.st_mode)) {
-                log_debug("%s: not a regular file, ignoring.", path_display(c, path));
-                return;
-        }
-
-        target_name = g_path_get_basename(target);
-        if (streq(target_name, name)) {
-                /* A unit file, or a linked one (systemctl link). */
-                Entry *e = entry_new(c, ENTRY_UNIT, name);
-                e->fragment = TAKE_PTR(target);
-                e->masked = st.st_size == 0;
-                return;
-        }
-        if (!g_str_equal(strrchr(target_name, '.'), strrchr(name, '.'))) {
-                log_debug("%s: alias of a unit of another type, ignoring.", path_display(c, path));
-                return;
-        }
-        if (unit_name_is_instance(name)) {
-                g_autofree char *template = unit_name_template(name);
-                if (streq(template, target_name)) {
-                        /* foo@bar.service → foo@.service: an instance of the template. */
-                        Entry *e = entry_new(c, ENTRY_INSTANCE, name);
-                        e->fragment = TAKE_PTR(target);
-                        e->template = TAKE_PTR(template);
-                        e->masked = st.st_size == 0;
-                        return;
-                }
-        }
-        /* An alias: its drop-ins apply to the unit it names. */
-        g_hash_table_insert(c->aliases, g_strdup(name), TAKE_PTR(target_name));
+        if (unit_lookup_unit(c->lookup, name, UNIT_LOOKUP_ANY_INSTANCE, &info) < 0)
+                return NULL;
+        return info;
 }
 
-static void scan_unit_dir(Context *c, const char *unit_dir) {
-        g_autofree char *dir = path_under_root(c, unit_dir);
-        g_autoptr(GError) error = NULL;
-        g_autoptr(GDir) d = g_dir_open(dir, 0, &error);
-        g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
-        const char *e;
+/* Every unit with a file of its own, under its id: aliases are read with
+ * the unit they name, as systemd reads them. */
+static void add_unit_entries(Context *c) {
+        g_auto(GStrv) names = unit_lookup_list_names(c->lookup);
 
-        if (!d) {
-                if (!g_error_matches(error, G_FILE_ERROR, G_FILE_ERROR_NOENT) &&
-                    !g_error_matches(error, G_FILE_ERROR, G_FILE_ERROR_NOTDIR))
-                        log_warning("Cannot read %s, skipping it: %s", path_display(c, dir), error->message);
-                return;
-        }
-        while ((e = g_dir_read_name(d)))
-                if (e[0] != '.')
-                        g_ptr_array_add(names, g_strdup(e));
-        /* Sorted, so that results never depend on readdir order. */
-        g_ptr_array_sort(names, strcmp_ptr);
+        for (char **n = names; *n; n++) {
+                g_autoptr(UnitInfo) info = NULL;
 
-        for (guint i = 0; i < names->len; i++) {
-                const char *name = g_ptr_array_index(names, i);
-
-                if (g_str_has_suffix(name, ".d")) {
-                        g_autofree char *stem = g_strndup(name, strlen(name) - 2);
-                        g_autofree char *p = g_build_filename(dir, name, NULL);
-
-                        if (g_file_test(p, G_FILE_TEST_IS_DIR))
-                                g_hash_table_add(c->dropin_dirs, TAKE_PTR(stem));
+                if (!unit_name_ours(*n))
+                        continue;
+                info = lookup(c, *n);
+                if (!info || !info->fragment || !streq(info->id, *n))
+                        continue; /* an alias, or a name systemd does not load (a loop, a bad alias) */
+                if (!info->fragment_file) {
+                        log_debug("%s: dangling or looping symlink, ignoring.", info->fragment);
                         continue;
                 }
-                if (!unit_name_plausible(name) || g_hash_table_contains(c->seen_names, name))
-                        continue;
-                add_unit_file(c, dir, name);
+                entry_new(c, ENTRY_UNIT, *n, TAKE_PTR(info));
         }
 }
 
-/* NAME.d directories without a unit file of their own. */
-static void add_dropin_only_entries(Context *c) {
-        g_autoptr(GPtrArray) stems = g_ptr_array_new();
-        GHashTableIter it;
-        gpointer key;
-
-        g_hash_table_iter_init(&it, c->dropin_dirs);
-        while (g_hash_table_iter_next(&it, &key, NULL))
-                g_ptr_array_add(stems, key);
-        g_ptr_array_sort(stems, strcmp_ptr);
-
-        for (guint i = 0; i < stems->len; i++) {
-                const char *stem = g_ptr_array_index(stems, i);
-
-                if (g_hash_table_contains(c->seen_names, stem))
-                        continue; /* a unit, masked or not, or an alias: handled with it */
-
-                bool is_type = false;
-                for (size_t t = 0; t < ELEMENTSOF(unit_types); t++)
-                        is_type = is_type || streq(stem, unit_types[t].suffix + 1);
-                if (is_type) {
-                        g_autofree char *name = g_strconcat(".", stem, NULL);
-                        entry_new(c, ENTRY_TYPE, name);
-                        continue;
-                }
-                if (!unit_name_plausible(stem))
-                        continue;
-
-                if (unit_name_is_instance(stem)) {
-                        g_autofree char *template = unit_name_template(stem);
-                        const Entry *t = g_hash_table_lookup(c->entries, template);
-
-                        if (strstr(stem, "-@")) {
-                                log_debug("%s.d: instance prefix directories are not supported, ignoring.", stem);
-                                continue;
-                        }
-                        if (!t || t->masked || t->kind != ENTRY_UNIT) {
-                                log_debug("%s.d: no unit file for template %s, ignoring.", stem, template);
-                                continue;
-                        }
-                        Entry *e = entry_new(c, ENTRY_INSTANCE, stem);
-                        e->fragment = g_strdup(t->fragment);
-                        e->template = TAKE_PTR(template);
-                        continue;
-                }
-                entry_new(c, ENTRY_DROPINS, stem);
-        }
+static bool strv_equal(char **a, char **b) {
+        for (; *a && *b; a++, b++)
+                if (!streq(*a, *b))
+                        return false;
+        return !*a && !*b;
 }
 
-static void attach_aliases(Context *c) {
-        GHashTableIter it;
-        gpointer key, value;
-
-        g_hash_table_iter_init(&it, c->aliases);
-        while (g_hash_table_iter_next(&it, &key, &value)) {
-                Entry *e = g_hash_table_lookup(c->entries, value);
-                if (!e) {
-                        log_debug("%s: alias of %s, which has no unit file here, ignoring.", (char *) key,
-                                  (char *) value);
-                        continue;
-                }
-                g_ptr_array_add(e->aliases, g_strdup(key));
-        }
-        /* Stable order, whatever the hash table did. */
-        g_hash_table_iter_init(&it, c->entries);
-        while (g_hash_table_iter_next(&it, NULL, &value))
-                g_ptr_array_sort(((Entry *) value)->aliases, strcmp_ptr);
+static int compare_entries(const void *a, const void *b) {
+        const Entry *x = *(const Entry *const *) a, *y = *(const Entry *const *) b;
+        return strcmp(x->name, y->name);
 }
 
-/* ---- reading PolicyGroup= ---- */
-
-static bool has_dropin_dirs(const Context *c, const char *name) {
-        g_autoptr(GPtrArray) wider = NULL;
-
-        if (g_hash_table_contains(c->dropin_dirs, name))
-                return true;
-        wider = unit_wider_names(name);
-        for (guint i = 0; i < wider->len; i++)
-                if (g_hash_table_contains(c->dropin_dirs, g_ptr_array_index(wider, i)))
-                        return true;
-        return false;
-}
-
-/* Adds the *.conf files of DIRNAME from every unit directory to seen
- * (basename → path), the stronger directory winning. */
-static void collect_conf_files(const Context *c, const char *dirname, GHashTable *seen) {
-        for (const char *const *d = (const char *const *) c->unit_dirs->pdata; *d; d++) {
-                g_autofree char *base = path_under_root(c, *d);
-                g_autofree char *dir = g_build_filename(base, dirname, NULL);
-                g_autoptr(GDir) listing = g_dir_open(dir, 0, NULL);
-                const char *f;
-
-                while (listing && (f = g_dir_read_name(listing)))
-                        if (f[0] != '.' && g_str_has_suffix(f, ".conf") && !g_hash_table_contains(seen, f))
-                                g_hash_table_insert(seen, g_strdup(f), g_build_filename(dir, f, NULL));
-        }
-}
-
-static void collect_unit_dropins(const Context *c, const char *name, GHashTable *seen) {
-        g_auto(GStrv) found = NULL;
-
-        if (!has_dropin_dirs(c, name))
-                return;
-        if (unit_file_find_dropins(c->root, (const char *const *) c->unit_dirs->pdata, name, &found) < 0)
-                return;
-        for (char **f = found; *f; f++) {
-                g_autofree char *b = g_path_get_basename(*f);
-                if (!g_hash_table_contains(seen, b))
-                        g_hash_table_insert(seen, TAKE_PTR(b), g_strdup(*f));
-        }
-}
-
-/* The files systemd reads for this entry: its fragment, then its drop-ins
- * sorted by file name, a file name found earlier hiding later ones. */
-static GPtrArray *entry_files(const Context *c, const Entry *e) {
-        g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-        g_autoptr(GPtrArray) dropins = g_ptr_array_new();
-        GPtrArray *files = g_ptr_array_new_with_free_func(g_free);
+/* NAME.d directories without a unit file of their own: the type
+ * directories, dash prefixes and transient units. An instance gets an entry
+ * when it reads more than its template does (its own directory, an
+ * instance prefix directory foo-@bar.service.d, an alias's); otherwise the
+ * template's drop-in serves it. */
+static void add_dropin_entries(Context *c) {
+        g_auto(GStrv) stems = unit_lookup_list_dropin_dir_names(c->lookup);
+        g_autoptr(GPtrArray) templates = g_ptr_array_new();
         GHashTableIter it;
         gpointer value;
 
-        switch (e->kind) {
-        case ENTRY_TYPE:
-                collect_conf_files(c, e->dropin_dir, seen);
-                break;
-        case ENTRY_INSTANCE:
-                /* unit_file_find_dropins() does not know instances: the
-                 * instance's own directory first, then all of the template's. */
-                collect_conf_files(c, e->dropin_dir, seen);
-                collect_unit_dropins(c, e->template, seen);
-                break;
-        case ENTRY_UNIT:
-        case ENTRY_DROPINS:
-                collect_unit_dropins(c, e->name, seen);
-                for (guint i = 0; i < e->aliases->len; i++)
-                        collect_unit_dropins(c, g_ptr_array_index(e->aliases, i), seen);
-                break;
+        for (char **s = stems; *s; s++) {
+                g_autoptr(UnitInfo) info = NULL;
+                g_autofree char *type_name = g_strconcat(".", *s, NULL);
+
+                if (g_hash_table_contains(c->entries, *s))
+                        continue;
+                if (unit_type_index(type_name) >= 0 && streq(strrchr(type_name, '.'), type_name)) {
+                        if (unit_lookup_unit(c->lookup, *s, 0, &info) >= 0)
+                                entry_new(c, ENTRY_TYPE, type_name, TAKE_PTR(info));
+                        continue;
+                }
+                if (!unit_name_ours(*s) || unit_name_kind(*s) != UNIT_NAME_PLAIN)
+                        continue; /* instances below; templates without a file are no unit */
+                info = lookup(c, *s);
+                if (!info || info->fragment || !streq(info->id, *s))
+                        continue; /* a masked unit, an alias's directory: read with its unit */
+                entry_new(c, ENTRY_DROPINS, *s, TAKE_PTR(info));
         }
 
-        if (e->fragment)
-                g_ptr_array_add(files, g_strdup(e->fragment));
-        g_hash_table_iter_init(&it, seen);
-        while (g_hash_table_iter_next(&it, NULL, &value))
-                g_ptr_array_add(dropins, value);
-        g_ptr_array_sort(dropins, basename_strcmp_ptr);
-        for (guint i = 0; i < dropins->len; i++)
-                g_ptr_array_add(files, g_strdup(g_ptr_array_index(dropins, i)));
-        return files;
+        g_hash_table_iter_init(&it, c->entries);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                Entry *t = value;
+                if (t->kind == ENTRY_UNIT && !t->masked && unit_name_kind(t->name) == UNIT_NAME_TEMPLATE)
+                        g_ptr_array_add(templates, t);
+        }
+        g_ptr_array_sort(templates, compare_entries);
+
+        for (char **s = stems; *s; s++) {
+                const char *at, *dot;
+                g_autofree char *instance = NULL, *stem_template = NULL;
+
+                if (unit_name_kind(*s) != UNIT_NAME_INSTANCE || !unit_name_ours(*s))
+                        continue;
+                at = strchr(*s, '@');
+                dot = strrchr(*s, '.');
+                instance = g_strndup(at + 1, (gsize) (dot - at - 1));
+                stem_template = unit_name_to_template(*s);
+
+                for (guint i = 0; i < templates->len; i++) {
+                        const Entry *t = g_ptr_array_index(templates, i);
+                        g_autofree char *name = NULL;
+                        g_autoptr(UnitInfo) info = NULL;
+
+                        /* X@I.service.d is read by T@I.service exactly when
+                         * every instance of T reads X@.service.d: cheap to
+                         * check before looking the instance up. */
+                        if (!g_strv_contains((const char *const *) t->info->dropin_names, stem_template))
+                                continue;
+                        name = g_strdup_printf("%.*s%s%s", (int) (strchr(t->name, '@') - t->name + 1), t->name,
+                                               instance, dot);
+                        if (g_hash_table_contains(c->entries, name))
+                                continue;
+                        info = lookup(c, name);
+                        if (!info || !info->fragment_file || !streq(info->id, name) || info->masked)
+                                continue;
+                        if (strv_equal(info->dropins, t->info->dropins))
+                                continue;
+                        entry_new(c, ENTRY_UNIT, name, TAKE_PTR(info));
+                }
+        }
 }
+
+/* ---- reading PolicyGroup= ---- */
 
 /* A quick look for the key before parsing: nearly no unit file has it. */
 static bool file_mentions_policy_group(const char *path) {
@@ -660,22 +431,27 @@ static bool file_mentions_policy_group(const char *path) {
 
 static void entry_read(Context *c, Entry *e) {
         g_autoptr(Diagnostics) diags = diagnostics_new();
+        const char *fragment = e->info->fragment_file;
         bool mentioned = false;
 
-        e->files = entry_files(c, e);
+        e->files = g_ptr_array_new_with_free_func(g_free);
+        e->shown = g_ptr_array_new_with_free_func(g_free);
+        if (fragment) {
+                g_ptr_array_add(e->files, g_strdup(fragment));
+                g_ptr_array_add(e->shown, g_strdup(e->info->fragment));
+        }
+        for (char **f = e->info->dropin_files, **p = e->info->dropins; *f; f++, p++) {
+                g_ptr_array_add(e->files, g_strdup(*f));
+                g_ptr_array_add(e->shown, g_strdup(*p));
+        }
+
         for (guint i = 0; i < e->files->len && !mentioned; i++)
                 mentioned = file_mentions_policy_group(g_ptr_array_index(e->files, i));
         if (!mentioned)
                 return;
 
-        /* The drop-ins, NULL-terminated. */
-        g_autoptr(GPtrArray) dropins = g_ptr_array_sized_new(e->files->len + 1);
-        for (guint i = e->fragment ? 1 : 0; i < e->files->len; i++)
-                g_ptr_array_add(dropins, g_ptr_array_index(e->files, i));
-        g_ptr_array_add(dropins, NULL);
-
-        (void) unit_file_read_policy_groups(e->name, e->fragment, (const char *const *) dropins->pdata, &e->groups,
-                                            diags);
+        (void) unit_file_read_policy_groups(e->name, fragment, (const char *const *) e->info->dropin_files,
+                                            &e->groups, diags);
         for (guint i = 0; i < diags->items->len; i++) {
                 const Diagnostic *d = g_ptr_array_index(diags->items, i);
                 g_autofree char *where = location(c, d->file, d->line);
@@ -687,7 +463,7 @@ static void entry_read(Context *c, Entry *e) {
 static void find_group_assignment(const Entry *e, const char *group, const char **ret_file, unsigned *ret_line) {
         const char *type_section = unit_type_section(e->name);
 
-        *ret_file = e->fragment ?: (e->files->len > 0 ? g_ptr_array_index(e->files, 0) : NULL);
+        *ret_file = e->files->len > 0 ? g_ptr_array_index(e->files, 0) : NULL;
         *ret_line = 0;
         for (guint i = 0; i < e->files->len; i++) {
                 const char *path = g_ptr_array_index(e->files, i);
@@ -750,19 +526,16 @@ static void warn_knob(const Output *o, const ResolvedKnob *k, Knob knob, const c
 }
 
 /* MemorySwapMax= and MemoryZSwapMax=: bytes or infinity. systemd reads a
- * percentage as one of physical memory, so a share of swap becomes bytes here. */
+ * percentage as one of physical memory, so a share of swap becomes bytes
+ * here, with policyd's conversion: if the numbers differed, policyd would
+ * override this drop-in at runtime. format_size() spells the same number,
+ * exactly, for the reader. */
 static void out_memory_limit(Output *o, const ResolvedKnob *k, Knob knob, const char *property) {
         const MemoryLimit *l = &k->value.limit;
-        g_autofree char *value = NULL;
+        g_autofree char *note = NULL, *value = NULL;
+        uint64_t bytes;
 
-        switch (l->kind) {
-        case MEMORY_LIMIT_INFINITY:
-                value = g_strdup("infinity");
-                break;
-        case MEMORY_LIMIT_BYTES:
-                value = format_size(l->bytes); /* K, M, G: base 1024, as systemd reads them */
-                break;
-        case MEMORY_LIMIT_PERCENT:
+        if (l->kind == MEMORY_LIMIT_PERCENT) {
                 if (!o->c->swap_known || o->c->swap_total == 0) {
                         /* Usual at boot: generators run before swap is on. */
                         out_source(o, k, knob,
@@ -773,20 +546,16 @@ static void out_memory_limit(Output *o, const ResolvedKnob *k, Knob knob, const 
                                     where, knob_to_string(knob));
                         return;
                 }
-                {
-                        g_autofree char *total = format_size(o->c->swap_total);
-                        g_autofree char *note =
-                                g_strdup_printf("a share of the %s of swap active when the generator ran", total);
-                        /* Rounded down to whole KiB; the kernel rounds to pages anyway. */
-                        uint64_t bytes = (uint64_t) ((unsigned __int128) o->c->swap_total * l->permyriad /
-                                                     PERMYRIAD_MAX) & ~UINT64_C(1023);
-                        out_source(o, k, knob, note);
-                        value = format_size(bytes);
-                        out_setting(o, property, value);
-                        return;
-                }
+                g_autofree char *total = format_size(o->c->swap_total);
+                note = g_strdup_printf("a share of the %s of swap active when the generator ran", total);
         }
-        out_source(o, k, knob, NULL);
+
+        if (memory_limit_to_bytes(l, o->c->swap_total, page_size(), &bytes) < 0) {
+                out_source(o, k, knob, "cannot be turned into bytes");
+                return;
+        }
+        value = bytes == UINT64_MAX ? g_strdup("infinity") : format_size(bytes);
+        out_source(o, k, knob, note);
         out_setting(o, property, value);
 }
 
@@ -986,17 +755,19 @@ static int write_dropin(Context *c, const Entry *e, const char *content) {
         return 0;
 }
 
-static bool wider_written(const Context *c, const Entry *e) {
-        g_autoptr(GPtrArray) wider = NULL;
+/* The entries whose NAME.d this entry's unit also reads: its template,
+ * dash prefixes, its aliases' and the type directory. */
+static Entry *wider_entry(const Context *c, const Entry *e, const char *dropin_name) {
+        g_autofree char *type_name = strchr(dropin_name, '.') ? NULL : g_strconcat(".", dropin_name, NULL);
+        Entry *w = g_hash_table_lookup(c->entries, type_name ?: dropin_name);
 
-        if (e->kind == ENTRY_TYPE)
-                return false;
-        wider = unit_wider_names(e->name);
-        for (guint i = 0; i < wider->len; i++) {
-                const char *w = g_ptr_array_index(wider, i);
-                g_autofree char *type_name = strchr(w, '.') ? NULL : g_strconcat(".", w, NULL);
-                const Entry *we = g_hash_table_lookup(c->entries, type_name ?: w);
-                if (we && we->written)
+        return w == e ? NULL : w;
+}
+
+static bool wider_written(const Context *c, const Entry *e) {
+        for (char **n = e->info->dropin_names; *n; n++) {
+                const Entry *w = wider_entry(c, e, *n);
+                if (w && w->written)
                         return true;
         }
         return false;
@@ -1081,11 +852,9 @@ static void entry_generate(Context *c, Entry *e) {
                                    "# again at boot and at every daemon-reload.\n");
                 append_groups_header(s, r);
                 g_string_append(s, "# Named in:");
-                for (guint i = 0; i < e->files->len; i++) {
-                        const char *f = g_ptr_array_index(e->files, i);
-                        if (file_mentions_policy_group(f))
-                                g_string_append_printf(s, "\n#   %s", path_display(c, f));
-                }
+                for (guint i = 0; i < e->files->len; i++)
+                        if (file_mentions_policy_group(g_ptr_array_index(e->files, i)))
+                                g_string_append_printf(s, "\n#   %s", (const char *) g_ptr_array_index(e->shown, i));
                 g_string_append(s, "\n# [Match] rules, xattrs, SwapHigh= and swap tiers are applied by policyd.\n");
         }
 
@@ -1106,14 +875,18 @@ static void entry_generate(Context *c, Entry *e) {
 
 /* ---- main ---- */
 
-static int compare_entries(const void *a, const void *b) {
-        const Entry *x = *(const Entry *const *) a, *y = *(const Entry *const *) b;
-        size_t lx = strlen(x->name), ly = strlen(y->name);
-
-        /* Every wider name is shorter, so wider drop-ins are settled first. */
-        if (lx != ly)
-                return lx < ly ? -1 : 1;
-        return strcmp(x->name, y->name);
+/* Wider drop-ins first: whether this entry must hide one depends on them. */
+static void entry_generate_ordered(Context *c, Entry *e) {
+        if (e->generated || e->visiting)
+                return;
+        e->visiting = true;
+        for (char **n = e->info->dropin_names; *n; n++) {
+                Entry *w = wider_entry(c, e, *n);
+                if (w)
+                        entry_generate_ordered(c, w);
+        }
+        entry_generate(c, e);
+        e->generated = true;
 }
 
 static void run(Context *c) {
@@ -1143,10 +916,23 @@ static void run(Context *c) {
         read_memory_nodes(c);
         probe_ksm(c);
 
-        for (const char *const *d = (const char *const *) c->unit_dirs->pdata; *d; d++)
-                scan_unit_dir(c, *d);
-        add_dropin_only_entries(c);
-        attach_aliases(c);
+        {
+                /* Other generators write to the generator directories while
+                 * we run; and the normal one holds our own output on a rerun
+                 * by hand. */
+                g_autoptr(GPtrArray) dirs = g_ptr_array_new();
+                for (const char *const *d = unit_search_dirs; *d; d++)
+                        if (!g_str_has_prefix(*d, "/run/systemd/generator"))
+                                g_ptr_array_add(dirs, (gpointer) *d);
+                g_ptr_array_add(dirs, NULL);
+                r = unit_lookup_new(c->root, (const char *const *) dirs->pdata, &c->lookup);
+                if (r < 0) {
+                        log_warning_errno(r, "Cannot read the unit directories, generating nothing: %m");
+                        return;
+                }
+        }
+        add_unit_entries(c);
+        add_dropin_entries(c);
 
         g_hash_table_iter_init(&it, c->entries);
         while (g_hash_table_iter_next(&it, NULL, &value))
@@ -1159,18 +945,15 @@ static void run(Context *c) {
                         entry_read(c, e);
         }
         for (guint i = 0; i < sorted->len; i++)
-                entry_generate(c, g_ptr_array_index(sorted, i));
+                entry_generate_ordered(c, g_ptr_array_index(sorted, i));
 
         log_debug("Looked at %u units and drop-in directories, wrote %u drop-ins.", sorted->len, c->n_written);
 }
 
 static void context_done(Context *c) {
-        g_clear_pointer(&c->unit_dirs, g_ptr_array_unref);
+        c->lookup = unit_lookup_free(c->lookup);
         c->policies = policy_set_free(c->policies);
         g_clear_pointer(&c->entries, g_hash_table_unref);
-        g_clear_pointer(&c->aliases, g_hash_table_unref);
-        g_clear_pointer(&c->seen_names, g_hash_table_unref);
-        g_clear_pointer(&c->dropin_dirs, g_hash_table_unref);
         g_clear_pointer(&c->warned, g_hash_table_unref);
 }
 
@@ -1242,20 +1025,9 @@ static void generate(const char *root, const char *output_dir) {
         Context c = {
                 .root = root,
                 .output_dir = output_dir,
-                .unit_dirs = g_ptr_array_new(),
                 .entries = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, entry_free_notify),
-                .aliases = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free),
-                .seen_names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
-                .dropin_dirs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
                 .warned = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
         };
-
-        /* Other generators write to these while we run; and the normal
-         * directory holds our own output on a rerun by hand. */
-        for (const char *const *d = unit_search_dirs; *d; d++)
-                if (!g_str_has_prefix(*d, "/run/systemd/generator"))
-                        g_ptr_array_add(c.unit_dirs, (gpointer) *d);
-        g_ptr_array_add(c.unit_dirs, NULL);
 
         run(&c);
         context_done(&c);

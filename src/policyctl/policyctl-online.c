@@ -384,7 +384,7 @@ static int bad_reply(const char *method, int r) {
 typedef struct DaemonState {
         char *version;
         bool dry_run;
-        uint32_t n_groups, n_members, n_errors, n_warnings;
+        uint32_t n_groups, n_members, n_errors, n_warnings, n_need_daemon_reload;
         uint64_t last_reload_usec;
 } DaemonState;
 
@@ -422,6 +422,8 @@ static int parse_daemon_state(sd_bus_message *reply, DaemonState *ret) {
                         r = sd_bus_message_read(reply, "v", "u", &s.n_errors);
                 else if (streq(name, "NConfigWarnings"))
                         r = sd_bus_message_read(reply, "v", "u", &s.n_warnings);
+                else if (streq(name, "NUnitsNeedDaemonReload"))
+                        r = sd_bus_message_read(reply, "v", "u", &s.n_need_daemon_reload);
                 else if (streq(name, "LastReloadTimestamp"))
                         r = sd_bus_message_read(reply, "v", "t", &s.last_reload_usec);
                 else
@@ -521,8 +523,10 @@ static void print_status_json(const DaemonState *s, const GPtrArray *groups) {
         json_append_field(out, "version", s->version, true);
         g_string_append_printf(out,
                                ",\"dry_run\":%s,\"n_groups\":%" PRIu32 ",\"n_members\":%" PRIu32
-                               ",\"config_errors\":%" PRIu32 ",\"config_warnings\":%" PRIu32 ",",
-                               s->dry_run ? "true" : "false", s->n_groups, s->n_members, s->n_errors, s->n_warnings);
+                               ",\"config_errors\":%" PRIu32 ",\"config_warnings\":%" PRIu32
+                               ",\"units_need_daemon_reload\":%" PRIu32 ",",
+                               s->dry_run ? "true" : "false", s->n_groups, s->n_members, s->n_errors, s->n_warnings,
+                               s->n_need_daemon_reload);
         json_append_key(out, "last_reload_usec");
         if (s->last_reload_usec > 0)
                 g_string_append_printf(out, "%" PRIu64, s->last_reload_usec);
@@ -560,6 +564,10 @@ static void print_status_text(const DaemonState *s, const GPtrArray *groups) {
         printf("Config files: %" PRIu32 " %s, %" PRIu32 " %s%s\n", s->n_errors, s->n_errors == 1 ? "error" : "errors",
                s->n_warnings, s->n_warnings == 1 ? "warning" : "warnings",
                s->n_errors + s->n_warnings > 0 ? " (see: policyctl verify)" : "");
+        if (s->n_need_daemon_reload > 0)
+                printf("   Generator: %" PRIu32 " %s unit files name changed groups: run 'systemctl daemon-reload'\n"
+                       "              (or 'policyctl reload --daemon-reload') for their exec-time settings\n",
+                       s->n_need_daemon_reload, s->n_need_daemon_reload == 1 ? "unit whose" : "units whose");
         if (s->last_reload_usec > 0) {
                 g_autofree char *local = format_local_time(s->last_reload_usec);
                 g_autofree char *relative = format_relative_time(s->last_reload_usec, now_realtime_usec());
@@ -945,6 +953,19 @@ int verb_reload(int argc, char **argv) {
         code = call(bus, "reload", POLICYD_BUS_INTERFACE, "Reload", NULL, NULL);
         if (code != EXIT_OK)
                 return code;
+        if (arg_daemon_reload) {
+                /* Only on request: a daemon-reload also applies every other
+                 * pending unit edit, and runs every generator. */
+                r = sd_bus_call_method(bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+                                       "org.freedesktop.systemd1.Manager", "Reload", &error, NULL, NULL);
+                if (r < 0) {
+                        bool denied = sd_bus_error_has_name(&error, SD_BUS_ERROR_ACCESS_DENIED);
+                        fprintf(stderr, "Reloaded policy groups, but systemd's daemon-reload failed: %s\n",
+                                error.message ? error.message : g_strerror(-r));
+                        sd_bus_error_free(&error);
+                        return denied ? EXIT_ACCESS_DENIED : EXIT_ERRORS;
+                }
+        }
 
         /* The reload is done; what it found in the files is extra, and
          * failing to learn it is no failure. */

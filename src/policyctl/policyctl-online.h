@@ -15,8 +15,9 @@ enum {
         EXIT_ACCESS_DENIED = 4, /* the call was refused: changes need root */
 };
 
-/* --json, set by policyctl.c. */
+/* --json and --daemon-reload, set by policyctl.c. */
 extern bool arg_json;
+extern bool arg_daemon_reload;
 
 int verb_status(int argc, char **argv);
 int verb_show(int argc, char **argv);

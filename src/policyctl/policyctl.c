@@ -21,6 +21,7 @@
 
 static const char *arg_root = NULL;
 bool arg_json = false;
+bool arg_daemon_reload = false;
 
 static void help(void) {
         printf("policyctl [OPTIONS...] COMMAND ...\n\n"
@@ -48,7 +49,9 @@ static void help(void) {
                "     --version            Show the version\n"
                "     --root=DIR           Read configuration below DIR (offline commands only)\n"
                "     --json               Print JSON; assign, unassign and reload then print\n"
-               "                          nothing on success\n\n"
+               "                          nothing on success\n"
+               "     --daemon-reload      With reload: then have systemd reload too, so that\n"
+               "                          policyd-generator's drop-ins follow the groups\n\n"
                "Exit status:\n"
                "  0  Success\n"
                "  1  Errors found, or the command failed (for example an unknown group)\n"
@@ -518,12 +521,13 @@ static const Verb verbs[] = {
 };
 
 int main(int argc, char **argv) {
-        enum { ARG_VERSION = 0x100, ARG_ROOT, ARG_JSON };
+        enum { ARG_VERSION = 0x100, ARG_ROOT, ARG_JSON, ARG_DAEMON_RELOAD };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
                 { "root", required_argument, NULL, ARG_ROOT },
                 { "json", no_argument, NULL, ARG_JSON },
+                { "daemon-reload", no_argument, NULL, ARG_DAEMON_RELOAD },
                 {},
         };
         int c;
@@ -550,6 +554,9 @@ int main(int argc, char **argv) {
                 case ARG_JSON:
                         arg_json = true;
                         break;
+                case ARG_DAEMON_RELOAD:
+                        arg_daemon_reload = true;
+                        break;
                 default:
                         return EXIT_USAGE;
                 }
@@ -562,6 +569,10 @@ int main(int argc, char **argv) {
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++) {
                 if (!streq(argv[optind], verbs[i].name))
                         continue;
+                if (arg_daemon_reload && !streq(verbs[i].name, "reload")) {
+                        fprintf(stderr, "--daemon-reload goes with reload only.\n");
+                        return EXIT_USAGE;
+                }
                 if (verbs[i].online && arg_root) {
                         fprintf(stderr,
                                 "--root is for the offline commands (verify, cat-config, list, parse); '%s' asks the "

@@ -355,6 +355,14 @@ static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *err
                         return r;
         }
 
+        if (t->needs_daemon_reload) {
+                r = append_knob_row(reply, "exec-time settings", NULL, NULL, BACKEND_EXEC_TIME, NULL, NULL,
+                                    "stale: a group the unit file names changed; run 'systemctl daemon-reload' "
+                                    "and restart the unit");
+                if (r < 0)
+                        return r;
+        }
+
         r = sd_bus_message_close_container(reply);
         if (r < 0)
                 return r;
@@ -517,6 +525,15 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
                 return sd_bus_message_append(reply, "u", diagnostics_count(m->diagnostics, DIAGNOSTIC_ERROR));
         if (streq(property, "NConfigWarnings"))
                 return sd_bus_message_append(reply, "u", diagnostics_count(m->diagnostics, DIAGNOSTIC_WARNING));
+        if (streq(property, "NUnitsNeedDaemonReload")) {
+                unsigned n = 0;
+                GHashTableIter it;
+                gpointer value;
+                g_hash_table_iter_init(&it, m->targets);
+                while (g_hash_table_iter_next(&it, NULL, &value))
+                        n += ((const Target *) value)->needs_daemon_reload;
+                return sd_bus_message_append(reply, "u", n);
+        }
         if (streq(property, "NMembers")) {
                 unsigned n = 0;
                 GHashTableIter it;
@@ -540,6 +557,7 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_PROPERTY("LastReloadTimestamp", "t", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("NConfigErrors", "u", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("NConfigWarnings", "u", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("NUnitsNeedDaemonReload", "u", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION),
         SD_BUS_METHOD_WITH_NAMES("ListGroups", NULL, , "a(suss)", SD_BUS_PARAM(groups), method_list_groups,
                                  SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("GetGroup", "s", SD_BUS_PARAM(name), "ussass",
@@ -568,9 +586,15 @@ static int on_name_requested(sd_bus_message *reply, void *userdata, sd_bus_error
         uint32_t result;
 
         if (sd_bus_message_is_method_error(reply, NULL)) {
-                log_error("Failed to own %s: %s", POLICYD_BUS_NAME, sd_bus_message_get_error(reply)->message);
-                m->exit_code = EXIT_FAILURE;
-                return sd_event_exit(m->event, EXIT_FAILURE);
+                const sd_bus_error *e = sd_bus_message_get_error(reply);
+                /* A lost reply or a bus policy not loaded yet (right after an
+                 * install, until "systemctl reload dbus") may pass: try again. */
+                log_warning("Failed to own %s: %s%s", POLICYD_BUS_NAME, e->message,
+                            sd_bus_error_has_name(e, SD_BUS_ERROR_ACCESS_DENIED)
+                                    ? " (is the D-Bus policy for it installed, and dbus reloaded?)"
+                                    : "");
+                manager_reconnect_later(m);
+                return 0;
         }
         if (sd_bus_message_read(reply, "u", &result) < 0 || (result != 1 && result != 4)) {
                 /* 1: primary owner; 4: already ours (after a reconnect). */

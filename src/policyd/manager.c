@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -46,6 +48,7 @@ static Target *target_free(Target *t) {
         resolution_free(t->resolution);
         cgroup_record_free(t->record);
         g_ptr_array_unref(t->property_records);
+        g_hash_table_unref(t->relied_properties);
         if (t->last_report)
                 g_ptr_array_unref(t->last_report);
         g_free(t);
@@ -65,6 +68,7 @@ static Target *target_new(Manager *m, const char *unit, const char *cgroup) {
         t->cgroup = g_strdup(cgroup);
         t->unit_properties = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
         t->property_records = g_ptr_array_new_with_free_func(property_record_destroy);
+        t->relied_properties = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 
         const char *key = target_key(t);
         if (state_load_cgroup_record(m->state_dir, key, &t->record) < 0)
@@ -99,7 +103,6 @@ void manager_save_target(Manager *m, Target *t) {
 typedef struct CandidateData {
         Candidate c;
         char **slices;
-        char *owner_name;
         GPtrArray *xattrs;
         char **unit_groups;
         GPtrArray *runtime;
@@ -109,7 +112,6 @@ typedef struct CandidateData {
 
 static void candidate_data_clear(CandidateData *d) {
         g_strfreev(d->slices);
-        g_free(d->owner_name);
         if (d->xattrs)
                 g_ptr_array_unref(d->xattrs);
         g_strfreev(d->unit_groups);
@@ -120,18 +122,18 @@ static void candidate_data_clear(CandidateData *d) {
         g_strfreev(d->self_requests);
 }
 
-/* user.* xattrs of a cgroup as "name=value". */
-static GPtrArray *read_user_xattrs(const char *path) {
+/* user.* xattrs of a cgroup as "name=value", through its open directory. */
+static GPtrArray *read_user_xattrs(int fd) {
         GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
         char names[65536];
-        ssize_t n = listxattr(path, names, sizeof(names));
+        ssize_t n = flistxattr(fd, names, sizeof(names));
 
         for (ssize_t i = 0; n > 0 && i < n; i += (ssize_t) strlen(names + i) + 1) {
                 const char *name = names + i;
                 char value[4096];
                 if (!g_str_has_prefix(name, "user."))
                         continue;
-                ssize_t k = getxattr(path, name, value, sizeof(value) - 1);
+                ssize_t k = fgetxattr(fd, name, value, sizeof(value) - 1);
                 if (k < 0)
                         continue;
                 value[k] = '\0';
@@ -139,6 +141,22 @@ static GPtrArray *read_user_xattrs(const char *path) {
         }
         g_ptr_array_add(out, NULL);
         return out;
+}
+
+/* NSS is asked once per uid and reload, not on every apply: it may be slow,
+ * or fail under the unit's sandbox. */
+static const char *user_name_of(Manager *m, uid_t uid) {
+        gpointer key = GUINT_TO_POINTER(uid + 1); /* 0 is no key for a direct hash */
+        char *name = g_hash_table_lookup(m->user_names, key);
+
+        if (!name && !g_hash_table_contains(m->user_names, key)) {
+                struct passwd pw, *result = NULL;
+                char buf[4096];
+                if (getpwuid_r(uid, &pw, buf, sizeof(buf), &result) == 0 && result)
+                        name = g_strdup(pw.pw_name);
+                g_hash_table_insert(m->user_names, key, name);
+        }
+        return name;
 }
 
 static GPtrArray *groups_for(GHashTable *table, const char *a, const char *b) {
@@ -157,6 +175,8 @@ static GPtrArray *groups_for(GHashTable *table, const char *a, const char *b) {
 static void gather_candidate(Target *t, CandidateData *d) {
         Manager *m = t->manager;
         g_autofree char *path = g_build_filename(m->cgroup_root, t->cgroup, NULL);
+        /* One open directory for the owner and every xattr. */
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
         struct stat st;
 
         d->slices = unit_slice_chain(t->slice);
@@ -165,21 +185,17 @@ static void gather_candidate(Target *t, CandidateData *d) {
         d->c.cgroup = t->cgroup;
         d->c.user = t->user;
 
-        if (stat(path, &st) >= 0) {
+        if (fd >= 0 && fstat(fd, &st) >= 0) {
                 d->c.owner_known = true;
                 d->c.owner_uid = st.st_uid;
-                struct passwd pw, *result = NULL;
-                char buf[4096];
-                if (getpwuid_r(st.st_uid, &pw, buf, sizeof(buf), &result) == 0 && result)
-                        d->owner_name = g_strdup(pw.pw_name);
-                d->c.owner_name = d->owner_name;
+                d->c.owner_name = user_name_of(m, st.st_uid);
         }
 
         /* user.* xattrs are policy input only where root owns the cgroup:
          * below a delegation boundary, anyone the cgroup was handed to can
          * write them (as systemd-oomd trusts them only on root's cgroups). */
         if (d->c.owner_known && d->c.owner_uid == 0) {
-                d->xattrs = read_user_xattrs(path);
+                d->xattrs = read_user_xattrs(fd);
                 d->c.xattrs = (const char *const *) d->xattrs->pdata;
         }
 
@@ -204,7 +220,7 @@ static void gather_candidate(Target *t, CandidateData *d) {
          * written by its owner: systemd hands the directory to the unit's
          * user when Delegate=yes. */
         char request[1024];
-        ssize_t k = getxattr(path, POLICY_REQUEST_XATTR, request, sizeof(request) - 1);
+        ssize_t k = fd >= 0 ? fgetxattr(fd, POLICY_REQUEST_XATTR, request, sizeof(request) - 1) : -1;
         if (k > 0) {
                 request[k] = '\0';
                 d->self_requests = g_strsplit_set(request, ", ", -1);
@@ -261,9 +277,149 @@ static PropertyRecord *find_property_record(Target *t, const char *property) {
         return NULL;
 }
 
+/* The value to restore on undo, read before policyd first sets property.
+ * systemd reports the value in force, and that may be our own generator's
+ * drop-in: restoring it would pin our value in /run/systemd/system.control
+ * until reboot. The administrator's files say what to restore then. */
+static char *property_previous(Target *t, const char *property, const char *current) {
+        g_autoptr(GPtrArray) assignments = NULL;
+        char *previous = NULL;
+        int r;
+
+        r = unit_file_read_property(t->unit, t->fragment, (const char *const *) t->dropins, property, &assignments);
+        if (r < 0)
+                return g_strdup(strempty(current));
+        r = unit_property_previous(property, current, assignments, &previous);
+        if (r < 0)
+                return g_strdup(strempty(current));
+        if (r > 0)
+                log_context(LOG_DEBUG, 0, t->unit, NULL, NULL, 0,
+                            "%s=%s comes from policyd-generator's drop-in; recording %s as the value to restore",
+                            property, strempty(current), isempty(previous) ? "nothing" : previous);
+        return previous;
+}
+
+/* Writes systemd's value of property to its kernel file, where they differ. */
+static void sync_kernel_file(Target *t, const char *property, const char *value) {
+        Manager *m = t->manager;
+        g_autoptr(ApplyReport) report = apply_report_new();
+        g_autofree char *kernel_value = NULL;
+        const char *file;
+        int r;
+
+        if (isempty(t->cgroup) || systemd_property_kernel_file(property, value, &file, &kernel_value) < 0)
+                return;
+        r = cgroup_sync_knob_file(m->cgroup_root, t->cgroup, file, kernel_value, m->dry_run ? APPLY_DRY_RUN : 0,
+                                  report);
+        for (guint i = 0; i < report->actions->len; i++) {
+                const Action *a = g_ptr_array_index(report->actions, i);
+                if (a->result == ACTION_WROTE)
+                        log_context(LOG_NOTICE, 0, t->unit, NULL, NULL, 0,
+                                    "systemd holds %s=%s but did not write it (daemon-reload): set %s=%s (was %s)",
+                                    property, value, file, strempty(a->new_value), strempty(a->old_value));
+                else
+                        log_action(t, a);
+        }
+        if (r < 0 && !errno_is_vanished(r))
+                log_context(LOG_DEBUG, r, t->unit, NULL, NULL, 0, "Failed to bring %s in line with %s: %m", file,
+                            property);
+}
+
+/* systemd's daemon-reload changes a property that comes from the unit's
+ * files without writing it to the cgroup of a running unit. policyd relies
+ * on the generator's drop-in for what unit files name, so the kernel must
+ * follow it both ways: to the group's value, and back to the
+ * administrator's once the regenerated drop-in no longer sets it. */
+static void sync_relied_properties(Target *t, const CgroupPlan *plan) {
+        for (guint i = 0; i < plan->items->len; i++) {
+                const PlanItem *item = g_ptr_array_index(plan->items, i);
+                if (item->backend != BACKEND_SYSTEMD_PROPERTY || !item->value ||
+                    find_property_record(t, item->target))
+                        continue;
+                const char *current = g_hash_table_lookup(t->unit_properties, item->target);
+                if (!systemd_property_value_equal(item->target, current, item->value))
+                        continue; /* policyd sets it, and systemd writes it then */
+                g_hash_table_replace(t->relied_properties, g_strdup(item->target), g_strdup(item->value));
+                sync_kernel_file(t, item->target, item->value);
+        }
+
+        GHashTableIter it;
+        gpointer key, value;
+        g_hash_table_iter_init(&it, t->relied_properties);
+        while (g_hash_table_iter_next(&it, &key, &value)) {
+                bool wanted = false;
+                for (guint j = 0; j < plan->items->len && !wanted; j++) {
+                        const PlanItem *item = g_ptr_array_index(plan->items, j);
+                        wanted = item->backend == BACKEND_SYSTEMD_PROPERTY && item->value && streq(item->target, key);
+                }
+                if (wanted)
+                        continue;
+                const char *current = g_hash_table_lookup(t->unit_properties, key);
+                /* Still the group's value: systemd has not reloaded yet. */
+                if (!current || systemd_property_value_equal(key, current, value))
+                        continue;
+                sync_kernel_file(t, key, current);
+                g_hash_table_iter_remove(&it);
+        }
+}
+
+/* The properties policyd may set at runtime, which the generator also
+ * writes into its drop-in for the groups unit files name. */
+static const char *const runtime_properties[] = {
+        "MemorySwapMax", "MemoryZSwapMax", "MemoryZSwapWriteback", "AllowedMemoryNodes", NULL,
+};
+
+static bool has_generated_dropin(const Target *t) {
+        for (char **d = t->dropins; d && *d; d++)
+                if (unit_dropin_is_generated(*d))
+                        return true;
+        return false;
+}
+
+static bool plan_sets_property(const CgroupPlan *plan, const char *property) {
+        for (guint i = 0; i < plan->items->len; i++) {
+                const PlanItem *item = g_ptr_array_index(plan->items, i);
+                if (item->backend == BACKEND_SYSTEMD_PROPERTY && item->value && streq(item->target, property))
+                        return true;
+        }
+        return false;
+}
+
+/* A group that the unit no longer has may still reach systemd through the
+ * generator's drop-in, until a daemon-reload. Where systemd's value is that
+ * drop-in's, the administrator's value goes back at runtime now. */
+static void restore_stale_generated(Target *t, const CgroupPlan *plan, GPtrArray *restores) {
+        if (!has_generated_dropin(t))
+                return;
+        for (const char *const *p = runtime_properties; *p; p++) {
+                g_autoptr(GPtrArray) assignments = NULL;
+                g_autofree char *admin = NULL;
+                const char *current = g_hash_table_lookup(t->unit_properties, *p);
+
+                if (!current || plan_sets_property(plan, *p) || find_property_record(t, *p))
+                        continue;
+                if (unit_file_read_property(t->unit, t->fragment, (const char *const *) t->dropins, *p,
+                                            &assignments) < 0 ||
+                    unit_property_previous(*p, current, assignments, &admin) <= 0 || isempty(admin) ||
+                    systemd_property_value_equal(*p, current, admin))
+                        continue;
+                log_context(LOG_INFO, 0, t->unit, NULL, NULL, 0,
+                            "%s=%s comes from policyd-generator's drop-in for a group the unit no longer has; "
+                            "restoring %s at runtime",
+                            *p, current, admin);
+                if (t->manager->dry_run)
+                        continue;
+                /* Set through systemd now: nothing left for the kernel-file sync. */
+                g_hash_table_remove(t->relied_properties, *p);
+                property_changes_add(restores, *p, admin, NULL);
+        }
+}
+
 static void apply_systemd_properties(Target *t, const CgroupPlan *plan) {
         Manager *m = t->manager;
+        g_autoptr(GPtrArray) sets = property_changes_new(), restores = property_changes_new();
 
+        sync_relied_properties(t, plan);
         for (guint i = 0; i < plan->items->len; i++) {
                 const PlanItem *item = g_ptr_array_index(plan->items, i);
                 if (item->backend != BACKEND_SYSTEMD_PROPERTY || !item->value)
@@ -272,15 +428,17 @@ static void apply_systemd_properties(Target *t, const CgroupPlan *plan) {
                 const char *current = g_hash_table_lookup(t->unit_properties, item->target);
                 if (systemd_property_value_equal(item->target, current, item->value))
                         continue;
+                g_hash_table_remove(t->relied_properties, item->target);
                 if (m->dry_run) {
                         log_context(LOG_NOTICE, 0, t->unit, NULL, NULL, 0, "Would set %s=%s (is %s)", item->target,
                                     item->value, strempty(current));
                         continue;
                 }
                 const PropertyRecord *rec = find_property_record(t, item->target);
-                (void) systemd_set_unit_property(t, item->target, item->value,
-                                                 rec ? rec->previous : current ? current : "");
+                g_autofree char *previous = rec ? g_strdup(rec->previous) : property_previous(t, item->target, current);
+                property_changes_add(sets, item->target, item->value, previous);
         }
+        (void) systemd_set_unit_properties(t, sets, false);
 
         /* Undo what the plan no longer wants, unless someone changed it since. */
         for (guint i = 0; i < t->property_records->len; i++) {
@@ -296,9 +454,16 @@ static void apply_systemd_properties(Target *t, const CgroupPlan *plan) {
 
                 const char *current = g_hash_table_lookup(t->unit_properties, rec->property);
                 if (!systemd_property_value_equal(rec->property, current, rec->written)) {
-                        log_context(LOG_INFO, 0, t->unit, NULL, NULL, 0,
-                                    "Left %s=%s alone: it is no longer the value policyd set (%s)", rec->property,
-                                    strempty(current), rec->written);
+                        /* Still the value from before: the set recorded ahead never
+                         * reached systemd (a crash in between), or was undone. */
+                        if (systemd_property_value_equal(rec->property, current, rec->previous))
+                                log_context(LOG_DEBUG, 0, t->unit, NULL, NULL, 0,
+                                            "%s=%s is the value from before; nothing to undo", rec->property,
+                                            strempty(current));
+                        else
+                                log_context(LOG_INFO, 0, t->unit, NULL, NULL, 0,
+                                            "Left %s=%s alone: it is no longer the value policyd set (%s)",
+                                            rec->property, strempty(current), rec->written);
                         g_ptr_array_remove_index(t->property_records, i--);
                         manager_save_target(m, t);
                         continue;
@@ -314,9 +479,11 @@ static void apply_systemd_properties(Target *t, const CgroupPlan *plan) {
                         manager_save_target(m, t);
                         continue;
                 }
-                /* previous == NULL in the call marks an undo: the record goes on success. */
-                (void) systemd_set_unit_property(t, rec->property, rec->previous, NULL);
+                property_changes_add(restores, rec->property, rec->previous, NULL);
         }
+        restore_stale_generated(t, plan, restores);
+        /* The records go when systemd confirms. */
+        (void) systemd_set_unit_properties(t, restores, true);
 }
 
 static bool same_groups(const Resolution *a, const Resolution *b) {
@@ -360,6 +527,16 @@ static void forget_cgroup_record(Target *t) {
         /* The cgroup went away, and with it everything we wrote on it. */
         g_clear_pointer(&t->record, cgroup_record_free);
         manager_save_target(t->manager, t);
+}
+
+/* The record reaches /run/policyd before each write it describes. */
+static int save_record_ahead(const CgroupRecord *record, void *userdata) {
+        Target *t = userdata;
+        int r = state_save_cgroup_record(t->manager->state_dir, target_key(t), record);
+        if (r < 0)
+                return log_context(LOG_WARNING, r, t->unit ? t->unit : t->cgroup, NULL, NULL, 0,
+                                   "Failed to record what is about to be written, so not writing it: %m");
+        return 0;
 }
 
 void target_apply(Target *t) {
@@ -413,7 +590,9 @@ void target_apply(Target *t) {
         if (!t->record)
                 t->record = cgroup_record_new(t->cgroup);
         report = apply_report_new();
-        k = cgroup_apply_plan(m->cgroup_root, t->cgroup, plan, t->record, m->dry_run ? APPLY_DRY_RUN : 0, report);
+        const ApplyHooks hooks = { save_record_ahead, t };
+        k = cgroup_apply_plan_with_hooks(m->cgroup_root, t->cgroup, plan, t->record, m->dry_run ? APPLY_DRY_RUN : 0,
+                                         &hooks, report);
         for (guint i = 0; i < report->actions->len; i++)
                 log_action(t, g_ptr_array_index(report->actions, i));
         if (errno_is_vanished(k)) {
@@ -485,6 +664,19 @@ void manager_forget_unit(Manager *m, const char *unit) {
          * runtime properties live on in systemd for the unit's next load. */
         forget_cgroup_record(t);
         g_hash_table_remove(m->targets, unit);
+}
+
+void manager_systemd_reloaded(Manager *m) {
+        GHashTableIter it;
+        gpointer value;
+
+        /* The generator ran again: its drop-ins follow the groups now. */
+        g_hash_table_iter_init(&it, m->targets);
+        while (g_hash_table_iter_next(&it, NULL, &value))
+                ((Target *) value)->needs_daemon_reload = false;
+        /* Unit files and drop-ins may name other groups, and systemd does not
+         * write a running unit's cgroup for what its files now say. */
+        manager_refresh_all(m);
 }
 
 void manager_refresh_all(Manager *m) {
@@ -657,28 +849,41 @@ static void keep_last_good_groups(PolicySet *old, PolicySet *new) {
 
 /* policyd-generator turned the groups that unit files name into drop-ins
  * at the last daemon-reload. When such a group changed, those drop-ins are
- * stale until systemd runs the generator again. */
-static bool unit_file_groups_changed(Manager *m, const PolicySet *new) {
+ * stale until systemd runs the generator again: the runtime settings
+ * policyd can set now (SetUnitProperties), but the exec-time ones (KSM=,
+ * NUMAPolicy=) reach the unit only at its next start after a daemon-reload.
+ * policyd never runs one behind the administrator's back: it marks and
+ * reports the units, and "policyctl reload --daemon-reload" asks for it. */
+static unsigned mark_stale_generator_dropins(Manager *m, const PolicySet *new) {
         GHashTableIter it;
         gpointer value;
+        unsigned n = 0;
 
         g_hash_table_iter_init(&it, m->targets);
         while (g_hash_table_iter_next(&it, NULL, &value)) {
-                const Target *t = value;
+                Target *t = value;
                 for (guint i = 0; t->resolution && i < t->resolution->memberships->len; i++) {
                         const Membership *mb = g_ptr_array_index(t->resolution->memberships, i);
                         if (mb->source != MEMBERSHIP_UNIT_FILE)
                                 continue;
                         const PolicyGroup *a = policy_set_get(m->policies, mb->group);
                         const PolicyGroup *b = policy_set_get(new, mb->group);
-                        if (!a || !b)
-                                return true;
-                        g_autofree char *fa = policy_group_format(a), *fb = policy_group_format(b);
-                        if (!streq(fa, fb))
-                                return true;
+                        g_autofree char *fa = a ? policy_group_format(a) : NULL;
+                        g_autofree char *fb = b ? policy_group_format(b) : NULL;
+                        if (fa && fb && streq(fa, fb))
+                                continue;
+                        if (!t->needs_daemon_reload)
+                                log_context(LOG_NOTICE, 0, t->unit, mb->group, NULL, 0,
+                                            "Group '%s', which the unit file names, changed: its runtime settings "
+                                            "are applied now; its exec-time settings (KSM=, NUMAPolicy=) need "
+                                            "'systemctl daemon-reload' and a restart of the unit",
+                                            mb->group);
+                        t->needs_daemon_reload = true;
+                        n++;
+                        break;
                 }
         }
-        return false;
+        return n;
 }
 
 int manager_reload(Manager *m) {
@@ -689,8 +894,13 @@ int manager_reload(Manager *m) {
         struct timespec ts;
         int r;
 
-        if (m->started)
-                (void) sd_notify(false, "RELOADING=1\nSTATUS=Reloading policy groups...");
+        if (m->started) {
+                /* systemd 253+ matches the reload to this timestamp. */
+                struct timespec mono;
+                clock_gettime(CLOCK_MONOTONIC, &mono);
+                (void) sd_notifyf(false, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=Reloading policy groups...",
+                                  (uint64_t) mono.tv_sec * 1000000 + (uint64_t) mono.tv_nsec / 1000);
+        }
 
         daemon_config_init(&config);
         (void) daemon_config_load(NULL, &config, diags);
@@ -709,7 +919,8 @@ int manager_reload(Manager *m) {
                 log_warning_errno(r, "Failed to probe swap facilities: %m");
 
         keep_last_good_groups(m->policies, set);
-        bool regenerate = m->started && unit_file_groups_changed(m, set);
+        g_hash_table_remove_all(m->user_names); /* users come and go too */
+        unsigned stale = m->started ? mark_stale_generator_dropins(m, set) : 0;
 
         /* Swap in whole; the old set goes only now. */
         policy_set_free(m->policies);
@@ -734,15 +945,10 @@ int manager_reload(Manager *m) {
         if (!m->started)
                 return 0;
         bus_api_emit_reloaded(m);
-        if (regenerate) {
-                if (m->dry_run)
-                        log_notice("Would ask systemd to reload: groups that unit files name have changed.");
-                else {
-                        log_info("Groups that unit files name have changed; asking systemd to reload, so that "
-                                 "policyd-generator's drop-ins follow.");
-                        (void) systemd_daemon_reload(m);
-                }
-        }
+        if (stale > 0)
+                log_notice("%u units name changed groups in their unit files; 'systemctl daemon-reload' (or "
+                           "'policyctl reload --daemon-reload') updates policyd-generator's drop-ins.",
+                           stale);
         /* Unit files may name groups that just appeared or went away. */
         manager_refresh_all(m);
         (void) sd_notifyf(false, "READY=1\nSTATUS=Applying %u policy groups to %u units and cgroups.",
@@ -772,17 +978,25 @@ static int on_disconnected(sd_bus_message *msg, void *userdata, sd_bus_error *re
         Manager *m = userdata;
 
         log_warning("Lost the system bus connection; policies already applied stay in place.");
+        manager_reconnect_later(m);
+        return 0;
+}
+
+void manager_reconnect_later(Manager *m) {
         m->bus = sd_bus_flush_close_unref(m->bus);
+        /* Calls still pending went with the bus; the next ListUnits reads
+         * every unit again. */
+        m->refreshes_in_flight = 0;
         m->subscribed = false;
         m->reconnect_attempt = 0;
         if (m->once) {
                 m->exit_code = EXIT_FAILURE;
-                return sd_event_exit(m->event, EXIT_FAILURE);
+                (void) sd_event_exit(m->event, EXIT_FAILURE);
+                return;
         }
         if (!m->reconnect_timer)
                 (void) sd_event_add_time_relative(m->event, &m->reconnect_timer, CLOCK_MONOTONIC, 1000000, 0,
                                                   on_reconnect_timer, m);
-        return 0;
 }
 
 static int connect_bus(Manager *m) {
@@ -885,6 +1099,7 @@ int manager_new(const char *cgroup_root, bool dry_run, bool once, Manager **ret)
         m->once = once;
         m->targets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, target_free_notify);
         m->refresh_queue = g_queue_new();
+        m->user_names = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
         m->assignments = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, ptr_array_destroy);
         m->exclusions = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, ptr_array_destroy);
         m->policies = policy_set_new();
@@ -922,7 +1137,11 @@ int manager_new(const char *cgroup_root, bool dry_run, bool once, Manager **ret)
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
+        /* The bus first, as systemd-oomd does: closing it frees the pending
+         * calls, which must not find the tables below already gone. */
+        m->bus = sd_bus_flush_close_unref(m->bus);
         g_queue_free_full(m->refresh_queue, g_free);
+        g_hash_table_unref(m->user_names);
         g_hash_table_unref(m->targets);
         g_hash_table_unref(m->assignments);
         g_hash_table_unref(m->exclusions);
@@ -932,7 +1151,6 @@ Manager *manager_free(Manager *m) {
         daemon_config_done(&m->config);
         sd_event_source_unref(m->reconnect_timer);
         sd_event_source_unref(m->rescan_timer);
-        m->bus = sd_bus_flush_close_unref(m->bus);
         sd_event_unref(m->event);
         g_free(m->cgroup_root);
         g_free(m->state_dir);

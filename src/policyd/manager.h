@@ -45,8 +45,14 @@ typedef struct Target {
         Resolution *resolution;      /* last resolution; NULL before the first */
         CgroupRecord *record;        /* what policyd wrote on the cgroup */
         GPtrArray *property_records; /* PropertyRecord*, what policyd set through systemd */
+        /* property → the group's value, which systemd held from the unit's
+         * files (policyd-generator's drop-in) so that policyd set nothing.
+         * When systemd's value moves on after a daemon-reload, its kernel
+         * file follows (systemd does not write it for a running unit). */
+        GHashTable *relied_properties;
         GPtrArray *last_report;      /* Action* of the last apply, for explain */
 
+        bool needs_daemon_reload;    /* a group its unit file names changed since systemd last ran the generator */
         unsigned refresh_generation; /* drops replies of superseded refreshes */
         bool refresh_queued;
 } Target;
@@ -66,6 +72,7 @@ struct Manager {
         GHashTable *targets;       /* key (unit name or cgroup path) → Target* */
         GHashTable *assignments;   /* target key → GPtrArray* of group names (runtime) */
         GHashTable *exclusions;    /* target key → GPtrArray* of group names unassigned at runtime */
+        GHashTable *user_names;    /* uid + 1 → user name or NULL, until the next reload */
 
         bool dry_run;              /* --dry-run, or DryRun= in policyd.conf */
         bool dry_run_argument;     /* --dry-run alone: a reload cannot turn it off */
@@ -96,6 +103,8 @@ int manager_reload(Manager *m);
 /* Re-reads a unit from systemd and applies its groups (asynchronous). */
 void manager_refresh_unit(Manager *m, const char *unit, const char *object_path);
 void manager_refresh_all(Manager *m);
+/* systemd finished a daemon-reload: generator drop-ins are fresh again. */
+void manager_systemd_reloaded(Manager *m);
 void manager_forget_unit(Manager *m, const char *unit);
 
 /* Resolves and applies one target with what is known about it now. */
@@ -110,6 +119,9 @@ int manager_assign(Manager *m, const char *key, const char *group, bool assign);
 void manager_save_target(Manager *m, Target *t);
 
 void manager_update_rescan_timer(Manager *m);
+/* Drops the bus connection and connects again a moment later (with --once:
+ * exits instead). Policies already applied stay. */
+void manager_reconnect_later(Manager *m);
 /* Called once the bus name is ours: only then do we start changing things. */
 void manager_name_acquired(Manager *m);
 

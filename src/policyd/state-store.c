@@ -38,9 +38,25 @@ int write_file_atomic(const char *path, const char *data, mode_t mode) {
         return 0;
 }
 
-static char *state_path(const char *dir, const char *sub, const char *key) {
+/* Escaped keys longer than this get a hash in place of their tail, so that
+ * a deep cgroup path still makes a file name within NAME_MAX (255). */
+#define STATE_NAME_KEEP 160
+
+char *state_file_name(const char *key) {
         g_autofree char *escaped = g_uri_escape_string(key, NULL, FALSE);
-        return g_build_filename(dir, sub, escaped, NULL);
+        if (strlen(escaped) <= STATE_NAME_KEEP + 1 + 64)
+                return TAKE_PTR(escaped);
+        g_autofree char *hash = g_compute_checksum_for_string(G_CHECKSUM_SHA256, key, -1);
+        /* Never cut an escape sequence in two. */
+        size_t n = STATE_NAME_KEEP;
+        while (n > 0 && (escaped[n - 1] == '%' || (n > 1 && escaped[n - 2] == '%')))
+                n--;
+        return g_strdup_printf("%.*s~%s", (int) n, escaped, hash);
+}
+
+static char *state_path(const char *dir, const char *sub, const char *key) {
+        g_autofree char *name = state_file_name(key);
+        return g_build_filename(dir, sub, name, NULL);
 }
 
 static int ensure_dir(const char *dir, const char *sub) {

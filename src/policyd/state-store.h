@@ -8,8 +8,10 @@
  *   cgroups/KEY          CgroupRecord of a target (cgroup_record_serialize)
  *   properties/KEY       PropertyRecords: "PROPERTY<TAB>PREVIOUS<TAB>WRITTEN", escaped
  *
- * KEY is the target key (unit name or cgroup path), URI-escaped. Files are
- * replaced atomically. A corrupt file is logged and ignored. */
+ * KEY is the target key (unit name or cgroup path), URI-escaped, hashed
+ * when long (state_file_name()). Files are replaced atomically (write,
+ * fsync, rename), and each record is written before the writes it
+ * describes (write-ahead). A corrupt file is logged and ignored. */
 
 #include <glib.h>
 
@@ -30,6 +32,10 @@ int state_save_property_records(const char *dir, const char *key, const GPtrArra
 int state_load_property_records(const char *dir, const char *key, GPtrArray *records);
 
 void property_record_free(PropertyRecord *r);
+
+/* The file name for key: URI-escaped, and with a SHA-256 of the key in
+ * place of the tail when that would exceed NAME_MAX. */
+char *state_file_name(const char *key);
 
 /* Writes data to path through a temporary file and rename(). */
 int write_file_atomic(const char *path, const char *data, mode_t mode);

@@ -13,12 +13,12 @@
  * carry the key and generation, never a pointer to the target. */
 typedef struct CallContext {
         Manager *manager;
+        sd_bus_message_handler_t handler;
         char *key;
         unsigned generation;
         bool ends_refresh; /* the last call of a unit refresh: frees a slot */
-        char *property; /* SetUnitProperties only */
-        char *previous;
-        char *written;
+        GPtrArray *changes; /* SetUnitProperties only: PropertyChange* */
+        bool undo;
 } CallContext;
 
 static CallContext *call_context_new(Manager *m, const char *key, unsigned generation) {
@@ -26,20 +26,17 @@ static CallContext *call_context_new(Manager *m, const char *key, unsigned gener
         c->manager = m;
         c->key = g_strdup(key);
         c->generation = generation;
-        manager_call_started(m);
         return c;
 }
 
+/* Only frees: it also runs when the bus is closed at teardown, when the
+ * manager's tables may be half gone (issue: SEGV in g_queue_pop_head). */
 static void call_context_free(CallContext *c) {
         if (!c)
                 return;
-        if (c->ends_refresh)
-                manager_refresh_finished(c->manager);
-        manager_call_finished(c->manager);
         g_free(c->key);
-        g_free(c->property);
-        g_free(c->previous);
-        g_free(c->written);
+        if (c->changes)
+                g_ptr_array_unref(c->changes);
         g_free(c);
 }
 
@@ -47,16 +44,34 @@ static void call_context_destroy(void *p) {
         call_context_free(p);
 }
 
-/* Sends msg; the slot owns c and frees it with the reply, or with the bus. */
+/* Every reply, error replies included (sd-bus makes one up for each call
+ * pending when the connection drops), comes through here: the call is
+ * counted out after its handler ran, and only here. */
+static int on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        CallContext *c = userdata;
+        Manager *m = c->manager;
+
+        (void) c->handler(reply, c, ret_error);
+        if (c->ends_refresh) {
+                c->ends_refresh = false;
+                manager_refresh_finished(m);
+        }
+        manager_call_finished(m);
+        return 0;
+}
+
+/* Sends msg; the slot owns c and frees it after the reply, or with the bus. */
 static int call_async(Manager *m, sd_bus_message *msg, sd_bus_message_handler_t handler, CallContext *c) {
         sd_bus_slot *slot = NULL;
         int r;
 
-        r = sd_bus_call_async(m->bus, &slot, msg, handler, c, 0);
+        c->handler = handler;
+        r = sd_bus_call_async(m->bus, &slot, msg, on_reply, c, 0);
         if (r < 0) {
                 call_context_free(c);
                 return r;
         }
+        manager_call_started(m);
         sd_bus_slot_set_destroy_callback(slot, call_context_destroy);
         sd_bus_slot_set_floating(slot, 1);
         sd_bus_slot_unref(slot);
@@ -288,12 +303,12 @@ static int on_unit_properties(sd_bus_message *reply, void *userdata, sd_bus_erro
         t->dropins = isempty(d) ? NULL : g_strsplit(d, "\n", -1);
 
         CallContext *next = call_context_new(m, c->key, c->generation);
-        /* The refresh now ends with the second call (freed even on failure). */
-        c->ends_refresh = false;
         next->ends_refresh = true;
         r = get_all_async(m, t->object_path, unit_type_interface(t->unit), on_type_properties, next);
         if (r < 0)
                 log_context(LOG_WARNING, r, t->unit, NULL, NULL, 0, "Failed to ask for unit properties: %m");
+        else
+                c->ends_refresh = false; /* the refresh now ends with the second call */
         return 0;
 }
 
@@ -315,48 +330,121 @@ int systemd_refresh_unit(Target *t) {
 
 /* ---- SetUnitProperties ---- */
 
-static int on_set_property(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+PropertyChange *property_change_free(PropertyChange *c) {
+        if (!c)
+                return NULL;
+        g_free(c->property);
+        g_free(c->value);
+        g_free(c->previous);
+        g_free(c->recorded_before);
+        g_free(c);
+        return NULL;
+}
+
+static void property_change_destroy(gpointer p) {
+        property_change_free(p);
+}
+
+GPtrArray *property_changes_new(void) {
+        return g_ptr_array_new_with_free_func(property_change_destroy);
+}
+
+void property_changes_add(GPtrArray *changes, const char *property, const char *value, const char *previous) {
+        PropertyChange *c = g_new0(PropertyChange, 1);
+        c->property = g_strdup(property);
+        c->value = g_strdup(value);
+        c->previous = g_strdup(previous);
+        g_ptr_array_add(changes, c);
+}
+
+static PropertyRecord *record_of(Target *t, const char *property) {
+        for (guint i = 0; i < t->property_records->len; i++) {
+                PropertyRecord *p = g_ptr_array_index(t->property_records, i);
+                if (streq(p->property, property))
+                        return p;
+        }
+        return NULL;
+}
+
+/* Write-ahead, before the call: each property to set is recorded with the
+ * value to restore and the value about to be written. */
+static void record_ahead(Target *t, GPtrArray *changes) {
+        for (guint i = 0; i < changes->len; i++) {
+                PropertyChange *c = g_ptr_array_index(changes, i);
+                PropertyRecord *rec = record_of(t, c->property);
+                if (rec) {
+                        c->had_record = true;
+                        c->recorded_before = TAKE_PTR(rec->written);
+                        rec->written = g_strdup(c->value);
+                } else {
+                        rec = g_new0(PropertyRecord, 1);
+                        rec->property = g_strdup(c->property);
+                        rec->previous = g_strdup(strempty(c->previous));
+                        rec->written = g_strdup(c->value);
+                        g_ptr_array_add(t->property_records, rec);
+                }
+        }
+        manager_save_target(t->manager, t);
+}
+
+/* systemd refused: the records go back to what they said before. */
+static void record_revert(Target *t, GPtrArray *changes) {
+        for (guint i = 0; i < changes->len; i++) {
+                PropertyChange *c = g_ptr_array_index(changes, i);
+                PropertyRecord *rec = record_of(t, c->property);
+                if (!rec)
+                        continue;
+                if (c->had_record) {
+                        g_free(rec->written);
+                        rec->written = g_strdup(c->recorded_before);
+                } else
+                        g_ptr_array_remove(t->property_records, rec);
+        }
+        manager_save_target(t->manager, t);
+}
+
+static char *changes_to_string(GPtrArray *changes, bool with_values) {
+        g_autoptr(GString) s = g_string_new(NULL);
+        for (guint i = 0; i < changes->len; i++) {
+                const PropertyChange *c = g_ptr_array_index(changes, i);
+                g_string_append_printf(s, "%s%s=%s", i ? " " : "", c->property, with_values ? c->value : "");
+        }
+        return g_string_free(g_steal_pointer(&s), FALSE);
+}
+
+static int on_set_properties(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
         CallContext *c = userdata;
         Target *t = manager_find_target(c->manager, c->key);
 
         if (sd_bus_message_is_method_error(reply, NULL)) {
                 const sd_bus_error *e = sd_bus_message_get_error(reply);
+                g_autofree char *what = changes_to_string(c->changes, true);
                 log_context(bus_error_is_vanished(e) ? LOG_DEBUG : LOG_WARNING, 0, c->key, NULL, NULL, 0,
-                            "Failed to set %s=%s: %s", c->property, c->written, e->message);
+                            "Failed to %s %s: %s", c->undo ? "restore" : "set", what, e->message);
+                if (t && !c->undo)
+                        record_revert(t, c->changes);
                 return 0;
         }
 
-        if (c->previous)
-                log_context(LOG_NOTICE, 0, c->key, NULL, NULL, 0, "Set %s=%s (was %s)", c->property, c->written,
-                            isempty(c->previous) ? "unset" : c->previous);
-        else
-                log_context(LOG_NOTICE, 0, c->key, NULL, NULL, 0, "Undid %s: restored %s", c->property,
-                            c->written);
-        if (!t)
-                return 0;
-
-        PropertyRecord *rec = NULL;
-        for (guint i = 0; i < t->property_records->len && !rec; i++) {
-                PropertyRecord *p = g_ptr_array_index(t->property_records, i);
-                if (streq(p->property, c->property))
-                        rec = p;
+        for (guint i = 0; i < c->changes->len; i++) {
+                const PropertyChange *ch = g_ptr_array_index(c->changes, i);
+                if (c->undo)
+                        log_context(LOG_NOTICE, 0, c->key, NULL, NULL, 0, "Undid %s: restored %s", ch->property,
+                                    ch->value);
+                else
+                        log_context(LOG_NOTICE, 0, c->key, NULL, NULL, 0, "Set %s=%s (was %s)", ch->property,
+                                    ch->value, isempty(ch->previous) ? "unset" : ch->previous);
+                if (!t)
+                        continue;
+                if (c->undo) {
+                        PropertyRecord *rec = record_of(t, ch->property);
+                        if (rec)
+                                g_ptr_array_remove(t->property_records, rec);
+                }
+                g_hash_table_replace(t->unit_properties, g_strdup(ch->property), g_strdup(ch->value));
         }
-        if (!c->previous) {
-                /* An undo: the value we had set is gone. */
-                if (rec)
-                        g_ptr_array_remove(t->property_records, rec);
-        } else if (rec) {
-                g_free(rec->written);
-                rec->written = g_strdup(c->written);
-        } else {
-                rec = g_new0(PropertyRecord, 1);
-                rec->property = g_strdup(c->property);
-                rec->previous = g_strdup(c->previous);
-                rec->written = g_strdup(c->written);
-                g_ptr_array_add(t->property_records, rec);
-        }
-        g_hash_table_replace(t->unit_properties, g_strdup(c->property), g_strdup(c->written));
-        manager_save_target(c->manager, t);
+        if (t && c->undo)
+                manager_save_target(c->manager, t);
         return 0;
 }
 
@@ -415,11 +503,13 @@ static int append_property(sd_bus_message *msg, const char *property, const char
         return sd_bus_message_close_container(msg);
 }
 
-int systemd_set_unit_property(Target *t, const char *property, const char *value, const char *previous) {
+int systemd_set_unit_properties(Target *t, GPtrArray *changes, bool undo) {
         Manager *m = t->manager;
         g_autoptr(sd_bus_message) msg = NULL;
         int r;
 
+        if (changes->len == 0)
+                return 0;
         if (!m->bus)
                 return -ENOTCONN;
 
@@ -433,19 +523,29 @@ int systemd_set_unit_property(Target *t, const char *property, const char *value
         r = sd_bus_message_open_container(msg, SD_BUS_TYPE_ARRAY, "(sv)");
         if (r < 0)
                 return r;
-        r = append_property(msg, property, value);
-        if (r < 0)
-                return log_context(LOG_WARNING, r, t->unit, NULL, NULL, 0, "Cannot encode %s=%s: %m", property,
-                                   value);
+        for (guint i = 0; i < changes->len; i++) {
+                const PropertyChange *c = g_ptr_array_index(changes, i);
+                r = append_property(msg, c->property, c->value);
+                if (r < 0)
+                        return log_context(LOG_WARNING, r, t->unit, NULL, NULL, 0, "Cannot encode %s=%s: %m",
+                                           c->property, c->value);
+        }
         r = sd_bus_message_close_container(msg);
         if (r < 0)
                 return r;
 
+        /* An undo keeps its records until systemd confirms; a set records
+         * first, so that a crash after the call still knows the way back. */
+        if (!undo)
+                record_ahead(t, changes);
+
         CallContext *c = call_context_new(m, t->unit, 0);
-        c->property = g_strdup(property);
-        c->written = g_strdup(value);
-        c->previous = g_strdup(previous);
-        return call_async(m, msg, on_set_property, c);
+        c->changes = g_ptr_array_ref(changes);
+        c->undo = undo;
+        r = call_async(m, msg, on_set_properties, c);
+        if (r < 0 && !undo)
+                record_revert(t, changes);
+        return r;
 }
 
 /* ---- signals ---- */
@@ -480,40 +580,33 @@ static int on_job_removed(sd_bus_message *msg, void *userdata, sd_bus_error *ret
         return 0;
 }
 
+/* systemd announces ActiveState (and other states and timestamps) on the
+ * Unit interface; ControlGroup, FragmentPath and DropInPaths never come in
+ * a signal: JobRemoved and Reloading cover those. */
 static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error) {
         Manager *m = userdata;
-        const char *path = sd_bus_message_get_path(msg);
+        g_autofree char *unit = NULL;
         const char *interface;
         bool relevant = false;
-        int r;
 
-        if (sd_bus_message_read(msg, "s", &interface) < 0)
+        /* The unit from the object path: one lookup, not a scan of every unit. */
+        if (sd_bus_path_decode(sd_bus_message_get_path(msg), "/org/freedesktop/systemd1/unit", &unit) <= 0 ||
+            !manager_find_target(m, unit))
                 return 0;
-        r = sd_bus_message_enter_container(msg, SD_BUS_TYPE_ARRAY, "{sv}");
-        if (r < 0)
+        if (sd_bus_message_read(msg, "s", &interface) < 0 || !streq(interface, SYSTEMD_UNIT_INTERFACE))
                 return 0;
-        while (sd_bus_message_enter_container(msg, SD_BUS_TYPE_DICT_ENTRY, "sv") > 0) {
+        if (sd_bus_message_enter_container(msg, SD_BUS_TYPE_ARRAY, "{sv}") < 0)
+                return 0;
+        while (!relevant && sd_bus_message_enter_container(msg, SD_BUS_TYPE_DICT_ENTRY, "sv") > 0) {
                 const char *name;
                 if (sd_bus_message_read(msg, "s", &name) < 0)
                         return 0;
-                relevant = relevant || streq(name, "ActiveState") || streq(name, "ControlGroup") ||
-                           streq(name, "DropInPaths") || streq(name, "FragmentPath");
+                relevant = streq(name, "ActiveState");
                 if (sd_bus_message_skip(msg, "v") < 0 || sd_bus_message_exit_container(msg) < 0)
                         return 0;
         }
-        if (!relevant)
-                return 0;
-
-        GHashTableIter it;
-        gpointer value;
-        g_hash_table_iter_init(&it, m->targets);
-        while (g_hash_table_iter_next(&it, NULL, &value)) {
-                Target *t = value;
-                if (t->object_path && streq(t->object_path, path)) {
-                        manager_refresh_unit(m, t->unit, t->object_path);
-                        break;
-                }
-        }
+        if (relevant)
+                manager_refresh_unit(m, unit, sd_bus_message_get_path(msg));
         return 0;
 }
 
@@ -525,9 +618,8 @@ static int on_reloading(sd_bus_message *msg, void *userdata, sd_bus_error *ret_e
                 return 0;
         if (active)
                 return 0;
-        /* After daemon-reload, unit files and drop-ins may name other groups. */
         log_info("systemd finished reloading, re-reading all units.");
-        manager_refresh_all(m);
+        manager_systemd_reloaded(m);
         return 0;
 }
 
@@ -643,16 +735,6 @@ int systemd_watch_attach(Manager *m) {
         if (r < 0)
                 return log_error_errno(r, "Failed to watch systemd's bus name: %m");
         return 0;
-}
-
-static int on_daemon_reload(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
-        if (sd_bus_message_is_method_error(reply, NULL))
-                log_warning("Failed to ask systemd to reload: %s", sd_bus_message_get_error(reply)->message);
-        return 0;
-}
-
-int systemd_daemon_reload(Manager *m) {
-        return call_simple(m, "Reload", on_daemon_reload, NULL);
 }
 
 int systemd_watch_start(Manager *m) {

@@ -24,12 +24,27 @@ int systemd_watch_start(Manager *m);
 /* Reads a unit's properties (two GetAll calls), then calls target_apply(). */
 int systemd_refresh_unit(Target *t);
 
-/* SetUnitProperties(runtime=true) for one property; the record is updated
- * when systemd confirms. value uses the string forms of property_to_string. */
-int systemd_set_unit_property(Target *t, const char *property, const char *value, const char *previous);
+/* One property for SetUnitProperties: the value to set, in the string forms
+ * policyd compares ("infinity", bytes, yes/no, node lists), and for a set
+ * the value to restore on undo. */
+typedef struct PropertyChange {
+        char *property;
+        char *value;
+        char *previous;
+        /* Filled by the call: what the record held before it. */
+        bool had_record;
+        char *recorded_before;
+} PropertyChange;
 
-/* Manager.Reload, as "systemctl daemon-reload" does: generators run again. */
-int systemd_daemon_reload(Manager *m);
+PropertyChange *property_change_free(PropertyChange *c);
+GPtrArray *property_changes_new(void);
+void property_changes_add(GPtrArray *changes, const char *property, const char *value, const char *previous);
+
+/* One SetUnitProperties(runtime=true) call for all of changes. A set is
+ * recorded under /run/policyd before the call (write-ahead) and reverted
+ * if systemd refuses; an undo (values are the ones to restore) drops its
+ * records when systemd confirms. */
+int systemd_set_unit_properties(Target *t, GPtrArray *changes, bool undo);
 
 /* Whether the unit type has a cgroup at all ("foo.service" yes, "foo.target" no). */
 bool unit_type_has_cgroup(const char *unit);

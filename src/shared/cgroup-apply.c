@@ -92,7 +92,7 @@ static char **parse_tier_names(const char *text) {
 
 /* /proc/swaps: "Filename Type Size Used Priority", Size in KiB. Paths with
  * blanks are escaped by the kernel (\040), so splitting on blanks is safe. */
-static uint64_t parse_swap_total(const char *text) {
+uint64_t swap_total_parse(const char *text) {
         g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
         uint64_t total = 0;
 
@@ -140,7 +140,7 @@ int system_facts_probe(const char *sysfs_root, const char *proc_root, SystemFact
         g_clear_pointer(&text, g_free);
 
         if (g_file_get_contents(swaps_path, &text, NULL, NULL))
-                f->swap_total = parse_swap_total(text);
+                f->swap_total = swap_total_parse(text);
         g_clear_pointer(&text, g_free);
 
         /* memory.zswap.writeback lives on non-root cgroups only, and probe
@@ -189,34 +189,27 @@ static void plan_add(CgroupPlan *p, Backend b, int knob, const char *target, cha
         g_ptr_array_add(p->items, i);
 }
 
-static uint64_t page_size(void) {
-        long s = sysconf(_SC_PAGESIZE);
-        return s > 0 ? (uint64_t) s : 4096;
-}
-
-/* Percent of total swap, rounded down. Split to avoid overflowing. */
-static uint64_t limit_bytes(const MemoryLimit *l, uint64_t swap_total) {
-        if (l->kind == MEMORY_LIMIT_PERCENT)
-                return swap_total / PERMYRIAD_MAX * l->permyriad +
-                       swap_total % PERMYRIAD_MAX * l->permyriad / PERMYRIAD_MAX;
-        return l->bytes;
-}
-
 /* The kernel's spelling for memory.swap.max and friends. The kernel keeps
  * pages and reads back a page multiple, so write one: what we compare later
- * is then what we wrote. */
+ * is then what we wrote. NULL when the limit cannot be converted. */
 static char *format_limit_for_kernel(const MemoryLimit *l, uint64_t swap_total) {
-        if (l->kind == MEMORY_LIMIT_INFINITY)
+        uint64_t bytes;
+
+        if (memory_limit_to_bytes(l, swap_total, page_size(), &bytes) < 0)
+                return NULL;
+        if (bytes == UINT64_MAX)
                 return g_strdup("max");
-        uint64_t bytes = limit_bytes(l, swap_total);
         return g_strdup_printf("%" PRIu64, bytes - bytes % page_size());
 }
 
-/* systemd's spelling for MemorySwapMax= and MemoryZSwapMax=. */
+/* systemd's spelling for MemorySwapMax= and MemoryZSwapMax=, the same
+ * conversion as policyd-generator's, so that its drop-in and we agree. */
 static char *format_limit_for_systemd(const MemoryLimit *l, uint64_t swap_total) {
-        if (l->kind == MEMORY_LIMIT_INFINITY)
-                return g_strdup("infinity");
-        return g_strdup_printf("%" PRIu64, limit_bytes(l, swap_total));
+        char *s = NULL;
+
+        if (format_memory_limit_for_systemd(l, swap_total, page_size(), &s) < 0)
+                return NULL;
+        return s;
 }
 
 static bool strv_contains_str(char *const *v, const char *s) {
@@ -940,6 +933,7 @@ typedef struct Context {
         int dir_fd;
         ApplyFlags flags;
         ApplyReport *report;
+        const ApplyHooks *hooks;
         int first_error;
         bool no_space;
 } Context;
@@ -983,7 +977,12 @@ static Outcome undo_item(Context *ctx, const AppliedItem *it) {
                 return fail_item(ctx, it->backend, it->target, NULL, it->previous, r);
 
         if (!values_equal(it->backend, it->target, present, current, it->written)) {
-                report_add(ctx->report, ACTION_LEFT_FOREIGN, it->backend, it->target, current, it->written, 0);
+                /* Still what was there before: the write recorded ahead of
+                 * time never happened (a crash in between). Nothing to undo. */
+                bool never_written = values_equal(it->backend, it->target, present, current,
+                                                  it->had_previous ? it->previous : NULL);
+                report_add(ctx->report, never_written ? ACTION_UNCHANGED : ACTION_LEFT_FOREIGN, it->backend,
+                           it->target, current, it->written, 0);
                 return OUTCOME_OK;
         }
 
@@ -1048,26 +1047,43 @@ static Outcome apply_item(Context *ctx, CgroupRecord *record, const PlanItem *it
                 return OUTCOME_OK;
         }
 
-        r = write_value(ctx->dir_fd, item->backend, item->target, item->value);
-        if (r < 0)
+        /* Write-ahead: the record learns what was there and what is about
+         * to be written, and the hook makes that durable, before the write;
+         * a crash in between then still leaves the way back. */
+        g_autofree char *old_written = NULL;
+        AppliedItem *added = NULL;
+        if (record) {
+                if (rec) {
+                        /* Keep what was there before our first write. */
+                        old_written = TAKE_PTR(rec->written);
+                        rec->written = g_strdup(item->value);
+                } else {
+                        added = g_new0(AppliedItem, 1);
+                        added->backend = item->backend;
+                        added->target = g_strdup(item->target);
+                        added->had_previous = present;
+                        added->previous = g_strdup(current);
+                        added->written = g_strdup(item->value);
+                        g_ptr_array_add(record->items, added);
+                }
+                r = ctx->hooks && ctx->hooks->before_write ? ctx->hooks->before_write(record, ctx->hooks->userdata)
+                                                           : 0;
+                if (r >= 0)
+                        r = write_value(ctx->dir_fd, item->backend, item->target, item->value);
+        } else
+                r = write_value(ctx->dir_fd, item->backend, item->target, item->value);
+        if (r < 0) {
+                /* Not written after all: the record goes back to the truth,
+                 * which the caller's next save makes durable. */
+                if (added)
+                        g_ptr_array_remove(record->items, added);
+                else if (rec) {
+                        g_free(rec->written);
+                        rec->written = TAKE_PTR(old_written);
+                }
                 return fail_item(ctx, item->backend, item->target, current, item->value, r);
-        report_add(ctx->report, ACTION_WROTE, item->backend, item->target, current, item->value, 0);
-
-        if (!record)
-                return OUTCOME_OK;
-        if (rec) {
-                /* Keep what was there before our first write. */
-                g_free(rec->written);
-                rec->written = g_strdup(item->value);
-        } else {
-                AppliedItem *n = g_new0(AppliedItem, 1);
-                n->backend = item->backend;
-                n->target = g_strdup(item->target);
-                n->had_previous = present;
-                n->previous = g_strdup(current);
-                n->written = g_strdup(item->value);
-                g_ptr_array_add(record->items, n);
         }
+        report_add(ctx->report, ACTION_WROTE, item->backend, item->target, current, item->value, 0);
         return OUTCOME_OK;
 }
 
@@ -1099,6 +1115,12 @@ static int finish(Context *ctx) {
 
 int cgroup_apply_plan(const char *cgroupfs_root, const char *cgroup, const CgroupPlan *plan,
                       CgroupRecord *record, ApplyFlags flags, ApplyReport *report) {
+        return cgroup_apply_plan_with_hooks(cgroupfs_root, cgroup, plan, record, flags, NULL, report);
+}
+
+int cgroup_apply_plan_with_hooks(const char *cgroupfs_root, const char *cgroup, const CgroupPlan *plan,
+                                 CgroupRecord *record, ApplyFlags flags, const ApplyHooks *hooks,
+                                 ApplyReport *report) {
         _cleanup_close_ int dir_fd = -1;
         Context ctx = {
                 .root = cgroupfs_root,
@@ -1106,6 +1128,7 @@ int cgroup_apply_plan(const char *cgroupfs_root, const char *cgroup, const Cgrou
                 .dir_fd = -1,
                 .flags = flags,
                 .report = report,
+                .hooks = hooks,
         };
         int r;
 
@@ -1204,4 +1227,47 @@ int cgroup_undo(const char *cgroupfs_root, const char *cgroup, CgroupRecord *rec
         }
 
         return finish(&ctx);
+}
+
+int systemd_property_kernel_file(const char *property, const char *value, const char **ret_file, char **ret_value) {
+        static const struct {
+                const char *property, *file;
+        } table[] = {
+                { "MemorySwapMax", "memory.swap.max" },
+                { "MemoryZSwapMax", "memory.zswap.max" },
+                { "MemoryZSwapWriteback", "memory.zswap.writeback" },
+        };
+        guint64 bytes;
+        bool b;
+
+        if (!property || !value || !ret_file || !ret_value)
+                return -EINVAL;
+        for (size_t i = 0; i < ELEMENTSOF(table); i++) {
+                if (!streq(property, table[i].property))
+                        continue;
+                if (streq(property, "MemoryZSwapWriteback")) {
+                        if (parse_boolean(value, &b, NULL) < 0)
+                                return -EINVAL;
+                        *ret_value = g_strdup(b ? "1" : "0");
+                } else if (streq(value, "infinity"))
+                        *ret_value = g_strdup("max");
+                else if (g_ascii_string_to_unsigned(value, 10, 0, G_MAXUINT64 - 1, &bytes, NULL))
+                        *ret_value = g_strdup_printf("%" PRIu64, (uint64_t) bytes);
+                else
+                        return -EINVAL;
+                *ret_file = table[i].file;
+                return 0;
+        }
+        return -EOPNOTSUPP;
+}
+
+int cgroup_sync_knob_file(const char *cgroupfs_root, const char *cgroup, const char *file, const char *value,
+                          ApplyFlags flags, ApplyReport *report) {
+        g_autoptr(CgroupPlan) plan = g_new0(CgroupPlan, 1);
+
+        if (!file || !value)
+                return -EINVAL;
+        plan->items = g_ptr_array_new_with_free_func(plan_item_free_notify);
+        plan_add(plan, BACKEND_CGROUP_FILE, -1, file, g_strdup(value), NULL);
+        return cgroup_apply_plan(cgroupfs_root, cgroup, plan, NULL, flags, report);
 }

@@ -36,6 +36,9 @@ typedef struct SystemFacts {
 
 SystemFacts *system_facts_free(SystemFacts *f);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SystemFacts, system_facts_free)
+/* The total of /proc/swaps in bytes, saturating; policyd-generator reads it
+ * too, so that a percentage is of the same total. */
+uint64_t swap_total_parse(const char *text);
 /* sysfs_root: "/sys" normally; proc_root: "/proc". A test passes a fake tree. */
 int system_facts_probe(const char *sysfs_root, const char *proc_root, SystemFacts **ret);
 
@@ -144,6 +147,36 @@ typedef enum ApplyFlags {
  * without following symlinks. */
 int cgroup_apply_plan(const char *cgroupfs_root, const char *cgroup, const CgroupPlan *plan,
                       CgroupRecord *record, ApplyFlags flags, ApplyReport *report);
+
+/* The kernel file systemd writes a unit property to, and the value in the
+ * kernel's spelling: MemorySwapMax= → memory.swap.max ("infinity" → "max"),
+ * MemoryZSwapMax= → memory.zswap.max, MemoryZSwapWriteback= →
+ * memory.zswap.writeback (yes → 1). -EOPNOTSUPP for other properties,
+ * -EINVAL for a value that is not one of policyd's forms. */
+int systemd_property_kernel_file(const char *property, const char *value, const char **ret_file, char **ret_value);
+
+/* Brings one knob file of cgroup in line with value: read, compare, write
+ * only when it differs, record nothing. For what systemd already holds but
+ * did not write: a daemon-reload changes unit properties without writing
+ * them to the cgroups of running units (seen with systemd 257). */
+int cgroup_sync_knob_file(const char *cgroupfs_root, const char *cgroup, const char *file, const char *value,
+                          ApplyFlags flags, ApplyReport *report);
+
+/* Called with the record after it learnt of a write and before the write
+ * is made: it returns < 0 when it cannot keep the record (the write is then
+ * not made, and the item fails with that error). */
+typedef struct ApplyHooks {
+        int (*before_write)(const CgroupRecord *record, void *userdata);
+        void *userdata;
+} ApplyHooks;
+
+/* cgroup_apply_plan(), with the record kept ahead of every write (a
+ * write-ahead record): a crash between the hook and the write leaves a
+ * record whose "written" never reached the kernel, which undo recognises
+ * by the previous value still being there. */
+int cgroup_apply_plan_with_hooks(const char *cgroupfs_root, const char *cgroup, const CgroupPlan *plan,
+                                 CgroupRecord *record, ApplyFlags flags, const ApplyHooks *hooks,
+                                 ApplyReport *report);
 
 /* Undoes everything in record: restores previous values where the current
  * value is still the one we wrote, leaves foreign values alone, and empties

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <glib.h>
 
@@ -416,6 +417,50 @@ char *format_memory_limit(const MemoryLimit *l) {
                 return format_size(l->bytes);
         }
         return g_strdup("?");
+}
+
+uint64_t page_size(void) {
+        long s = sysconf(_SC_PAGESIZE);
+        return s > 0 ? (uint64_t) s : 4096;
+}
+
+int memory_limit_to_bytes(const MemoryLimit *l, uint64_t swap_total, uint64_t page_size, uint64_t *ret) {
+        unsigned __int128 share;
+
+        if (!l || !ret || page_size == 0)
+                return -EINVAL;
+        switch (l->kind) {
+        case MEMORY_LIMIT_INFINITY:
+                *ret = UINT64_MAX;
+                return 0;
+        case MEMORY_LIMIT_BYTES:
+                *ret = l->bytes;
+                return 0;
+        case MEMORY_LIMIT_PERCENT:
+                if (l->permyriad > PERMYRIAD_MAX)
+                        return -EINVAL;
+                /* At most swap_total: 128 bits hold the product, no overflow. */
+                share = (unsigned __int128) swap_total * l->permyriad / PERMYRIAD_MAX;
+                share -= share % page_size;
+                if (share >= UINT64_MAX)
+                        return -ERANGE; /* would read as infinity */
+                *ret = (uint64_t) share;
+                return 0;
+        }
+        return -EINVAL;
+}
+
+int format_memory_limit_for_systemd(const MemoryLimit *l, uint64_t swap_total, uint64_t page_size, char **ret) {
+        uint64_t bytes;
+        int r;
+
+        if (!ret)
+                return -EINVAL;
+        r = memory_limit_to_bytes(l, swap_total, page_size, &bytes);
+        if (r < 0)
+                return r;
+        *ret = bytes == UINT64_MAX ? g_strdup("infinity") : g_strdup_printf("%" PRIu64, bytes);
+        return 0;
 }
 
 bool memory_limit_equal(const MemoryLimit *a, const MemoryLimit *b) {

@@ -61,6 +61,22 @@ int parse_uid(const char *s, uint32_t *ret);
  * allocated strings. */
 char *format_size(uint64_t bytes);              /* "2G", "1536M", "123" */
 char *format_memory_limit(const MemoryLimit *l); /* "2G", "50%", "infinity" */
+
+/* The one conversion of a limit to bytes, shared by policyd-generator and
+ * policyd so that both hand systemd the same number: when they differ,
+ * policyd overrides the generator's drop-in at runtime. UINT64_MAX stands
+ * for infinity. A percentage is of swap_total, rounded down to a multiple of
+ * page_size: the kernel keeps swap limits in pages and reads back a page
+ * multiple, and systemd passes our number through to memory.swap.max, so
+ * what it shows is then what the kernel holds. A share smaller than a page
+ * is 0. Bytes stay as written, as systemd keeps them. -EINVAL for a page
+ * size of 0, -ERANGE when a percentage would come out as UINT64_MAX. */
+int memory_limit_to_bytes(const MemoryLimit *l, uint64_t swap_total, uint64_t page_size, uint64_t *ret);
+/* This system's page size, for the above. */
+uint64_t page_size(void);
+/* systemd's value for MemorySwapMax= and MemoryZSwapMax= as it reports it
+ * on the bus: "infinity" or decimal bytes. */
+int format_memory_limit_for_systemd(const MemoryLimit *l, uint64_t swap_total, uint64_t page_size, char **ret);
 const char *numa_policy_to_string(NumaPolicy p);
 char *format_numa_nodes(const NumaNodeMask *m);  /* "0-1,3"; "" when empty */
 

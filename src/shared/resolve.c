@@ -247,14 +247,16 @@ static void add_self_requests(const PolicySet *set, Resolution *r, GHashTable *m
         }
 }
 
+/* Order does not matter here (the members are sorted once, below), so the
+ * groups are not sorted for every candidate. */
 static void add_matches(const PolicySet *set, GHashTable *members, const Candidate *c) {
-        g_autoptr(GPtrArray) names = policy_set_sorted_names(set);
+        GHashTableIter it;
+        gpointer value;
 
-        for (guint i = 0; i < names->len; i++) {
-                const PolicyGroup *g = policy_set_get(set, g_ptr_array_index(names, i));
-                if (policy_group_matches(g, c))
-                        member_add(members, g, MEMBERSHIP_MATCH);
-        }
+        g_hash_table_iter_init(&it, set->groups);
+        while (g_hash_table_iter_next(&it, NULL, &value))
+                if (policy_group_matches(value, c))
+                        member_add(members, value, MEMBERSHIP_MATCH);
 }
 
 /* ---- merging ---- */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <inttypes.h>
 
 #include "conf-parse.h"
 #include "policy-values.h"
@@ -115,65 +116,6 @@ int unit_file_read_policy_groups(const char *unit_name, const char *fragment, co
         return 0;
 }
 
-/* "foo-bar-baz.service" → "foo-bar-baz.service.d", "foo-bar-.service.d",
- * "foo-.service.d", "service.d"; systemd applies the most general first. */
-static GPtrArray *dropin_dir_names(const char *unit_name) {
-        GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
-        const char *dot = strrchr(unit_name, '.');
-
-        if (!dot)
-                return names;
-        g_ptr_array_add(names, g_strdup_printf("%s.d", dot + 1));
-
-        g_autofree char *prefix = g_strndup(unit_name, (gsize) (dot - unit_name));
-        for (char *dash = strchr(prefix, '-'); dash; dash = strchr(dash + 1, '-')) {
-                if (dash[1] == '\0')
-                        break;
-                g_autofree char *head = g_strndup(prefix, (gsize) (dash - prefix + 1));
-                g_ptr_array_add(names, g_strdup_printf("%s%s.d", head, dot));
-        }
-        g_ptr_array_add(names, g_strdup_printf("%s.d", unit_name));
-        return names;
-}
-
-int unit_file_find_dropins(const char *root, const char *const *dirs, const char *unit_name, char ***ret) {
-        g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-        g_autoptr(GPtrArray) names = dropin_dir_names(unit_name);
-        g_autoptr(GPtrArray) result = g_ptr_array_new_with_free_func(g_free);
-
-        /* systemd: a drop-in file name seen in a stronger directory, or in a
-         * more specific drop-in directory, hides the weaker ones. */
-        for (guint n = names->len; n > 0; n--) {
-                const char *dirname = g_ptr_array_index(names, n - 1);
-                for (const char *const *dir = dirs; *dir; dir++) {
-                        g_autofree char *base = isempty(root) || streq(root, "/")
-                                                        ? g_strdup(*dir)
-                                                        : g_build_filename(root, *dir, NULL);
-                        g_autofree char *path = g_build_filename(base, dirname, NULL);
-                        g_autoptr(GDir) d = g_dir_open(path, 0, NULL);
-                        const char *e;
-
-                        if (!d)
-                                continue;
-                        while ((e = g_dir_read_name(d))) {
-                                if (e[0] == '.' || !g_str_has_suffix(e, ".conf") || g_hash_table_contains(seen, e))
-                                        continue;
-                                g_hash_table_insert(seen, g_strdup(e), g_build_filename(path, e, NULL));
-                        }
-                }
-        }
-
-        GHashTableIter it;
-        gpointer value;
-        g_hash_table_iter_init(&it, seen);
-        while (g_hash_table_iter_next(&it, NULL, &value))
-                g_ptr_array_add(result, g_strdup(value));
-        g_ptr_array_sort(result, basename_strcmp_ptr);
-        g_ptr_array_add(result, NULL);
-        *ret = (char **) g_ptr_array_free(TAKE_PTR(result), FALSE);
-        return 0;
-}
-
 char **unit_slice_chain(const char *slice) {
         g_autoptr(GPtrArray) chain = g_ptr_array_new_with_free_func(g_free);
 
@@ -214,3 +156,152 @@ bool systemd_property_value_equal(const char *property, const char *a, const cha
         return streq(a, b);
 }
 
+bool unit_dropin_is_generated(const char *path) {
+        static const char *const dirs[] = {
+                "/run/systemd/generator/",
+                "/run/systemd/generator.early/",
+                "/run/systemd/generator.late/",
+        };
+
+        for (size_t i = 0; path && i < ELEMENTSOF(dirs); i++) {
+                if (!g_str_has_prefix(path, dirs[i]))
+                        continue;
+                const char *dir = path + strlen(dirs[i]);
+                const char *slash = strchr(dir, '/');
+                /* Exactly NAME.d/FILE: the generator writes no deeper. */
+                return slash && slash - dir > 2 && strncmp(slash - 2, ".d", 2) == 0 &&
+                       streq(slash + 1, GENERATOR_DROPIN_FILE);
+        }
+        return false;
+}
+
+static void unit_property_assignment_free(gpointer p) {
+        UnitPropertyAssignment *a = p;
+        g_free(a->file);
+        g_free(a->value);
+        g_free(a);
+}
+
+static void read_property_of(const char *path, const char *section, const char *property, GPtrArray *out) {
+        g_autoptr(Diagnostics) diags = diagnostics_new();
+        g_autoptr(ConfFile) f = NULL;
+
+        if (conf_parse_file(path, &f, diags) < 0)
+                return;
+        for (guint i = 0; i < f->assignments->len; i++) {
+                const ConfAssignment *a = g_ptr_array_index(f->assignments, i);
+                if (!streq(a->key, property) || !streq_ptr(a->section, section))
+                        continue;
+                UnitPropertyAssignment *u = g_new0(UnitPropertyAssignment, 1);
+                u->file = g_strdup(path);
+                u->value = g_strdup(a->value);
+                g_ptr_array_add(out, u);
+        }
+}
+
+int unit_file_read_property(const char *unit_name, const char *fragment, const char *const *dropins,
+                            const char *property, GPtrArray **ret) {
+        const char *section = unit_type_section(unit_name);
+        g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func(unit_property_assignment_free);
+
+        if (!section || !property || !ret)
+                return -EINVAL;
+        if (!isempty(fragment) && !streq(fragment, "/dev/null"))
+                read_property_of(fragment, section, property, out);
+        for (const char *const *d = dropins; d && *d; d++)
+                if (!streq(*d, "/dev/null"))
+                        read_property_of(*d, section, property, out);
+        *ret = TAKE_PTR(out);
+        return 0;
+}
+
+static bool is_memory_limit_property(const char *property) {
+        return streq(property, "MemorySwapMax") || streq(property, "MemoryZSwapMax");
+}
+
+/* What systemd reports for a property no file sets. */
+static const char *systemd_property_default(const char *property) {
+        if (is_memory_limit_property(property))
+                return "infinity";
+        if (streq(property, "MemoryZSwapWriteback"))
+                return "yes";
+        return ""; /* AllowedMemoryNodes: all of them */
+}
+
+int systemd_property_from_unit_file(const char *property, const char *value, char **ret) {
+        if (!property || !value || !ret)
+                return -EINVAL;
+
+        if (is_memory_limit_property(property)) {
+                uint64_t bytes;
+                if (isempty(value) || streq(value, "infinity")) {
+                        *ret = g_strdup(systemd_property_default(property));
+                        return 0;
+                }
+                /* systemd takes a percentage of physical memory here. */
+                if (g_str_has_suffix(value, "%") || g_str_has_suffix(value, "\u2030") ||
+                    g_str_has_suffix(value, "\u2031"))
+                        return -EOPNOTSUPP;
+                if (parse_size(value, &bytes, NULL) < 0)
+                        return -EINVAL;
+                *ret = bytes == UINT64_MAX ? g_strdup("infinity") : g_strdup_printf("%" PRIu64, bytes);
+                return 0;
+        }
+        if (streq(property, "MemoryZSwapWriteback")) {
+                bool b;
+                /* An empty or bad boolean is ignored by systemd. */
+                if (parse_boolean(value, &b, NULL) < 0)
+                        return -EINVAL;
+                *ret = g_strdup(b ? "yes" : "no");
+                return 0;
+        }
+        if (streq(property, "AllowedMemoryNodes")) {
+                NumaNodeMask m = {};
+                if (!isempty(value) && parse_numa_nodes(value, &m, NULL) < 0)
+                        return -EINVAL;
+                *ret = format_numa_nodes(&m);
+                return 0;
+        }
+        return -EOPNOTSUPP;
+}
+
+int unit_property_previous(const char *property, const char *current, const GPtrArray *assignments, char **ret) {
+        g_autofree char *generated = NULL;
+        guint i;
+        int r;
+
+        if (!property || !ret)
+                return -EINVAL;
+
+        /* The assignment systemd applied last: invalid ones it ignored. */
+        for (i = assignments ? assignments->len : 0; i > 0; i--) {
+                const UnitPropertyAssignment *a = g_ptr_array_index(assignments, i - 1);
+                r = systemd_property_from_unit_file(property, a->value, &generated);
+                if (r == -EINVAL)
+                        continue;
+                if (r < 0 || !unit_dropin_is_generated(a->file))
+                        g_clear_pointer(&generated, g_free);
+                break;
+        }
+        /* Not ours, or changed since at runtime: current is someone else's. */
+        if (!generated || !systemd_property_value_equal(property, current, generated)) {
+                *ret = g_strdup(strempty(current));
+                return 0;
+        }
+
+        /* Ours: what the administrator's files give without it. */
+        for (i--; i > 0; i--) {
+                const UnitPropertyAssignment *a = g_ptr_array_index(assignments, i - 1);
+                g_autofree char *value = NULL;
+
+                if (unit_dropin_is_generated(a->file))
+                        continue;
+                r = systemd_property_from_unit_file(property, a->value, &value);
+                if (r == -EINVAL)
+                        continue;
+                *ret = r < 0 ? g_strdup("") : TAKE_PTR(value);
+                return 1;
+        }
+        *ret = g_strdup(systemd_property_default(property));
+        return 1;
+}

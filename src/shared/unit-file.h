@@ -33,15 +33,50 @@ void unit_file_collect_policy_groups(const char *unit_name, const ConfFile *f, G
  * their parents. NULL-terminated; empty for NULL or a non-slice. */
 char **unit_slice_chain(const char *slice);
 
+/* policyd-generator's drop-ins: this file name, in a NAME.d directory of
+ * one of systemd's generator directories. */
+#define GENERATOR_DROPIN_FILE "50-policy-groups.conf"
+
+/* /run/systemd/generator{,.early,.late}/NAME.d/50-policy-groups.conf */
+bool unit_dropin_is_generated(const char *path);
+
+/* One assignment of a systemd property in a unit's files, as written. */
+typedef struct UnitPropertyAssignment {
+        char *file;
+        char *value;
+} UnitPropertyAssignment;
+
+/* Every assignment of property in the unit type's section ([Service] for
+ * foo.service) of fragment and then dropins, in the order given (systemd's
+ * DropInPaths order, in which a later one wins). Unreadable files are
+ * skipped. *ret is a GPtrArray of UnitPropertyAssignment*, owning them. */
+int unit_file_read_property(const char *unit_name, const char *fragment, const char *const *dropins,
+                            const char *property, GPtrArray **ret);
+
+/* A property's unit-file spelling in policyd's string form (as
+ * read_variant_as_string() gives systemd's answer). An empty value resets
+ * to systemd's default. -EINVAL for a value systemd ignores (the one before
+ * stays), -EOPNOTSUPP for one that cannot be told here: a MemorySwapMax= in
+ * percent of physical memory. */
+int systemd_property_from_unit_file(const char *property, const char *value, char **ret);
+
+/* What policyd records as the value to restore before it first sets
+ * property through systemd, from current (what systemd reports) and the
+ * unit's assignments (unit_file_read_property()). Pure.
+ *
+ * When the assignment that wins is in our generated drop-in and gives
+ * current, current is ours: recording it would make undo pin our value.
+ * Then *ret is what the administrator's files give without our drop-in,
+ * systemd's default when they say nothing, or "" ("unset": nothing to
+ * restore) when that cannot be told; returns 1. Otherwise *ret is current
+ * and returns 0. */
+int unit_property_previous(const char *property, const char *current, const GPtrArray *assignments, char **ret);
+
 /* Compares two values of a systemd property in the string forms policyd
  * uses: "infinity" or bytes, yes/no, NUMA node lists. */
 bool systemd_property_value_equal(const char *property, const char *a, const char *b);
 
-/* The unit directories systemd reads for the system manager, strongest first. */
+/* The unit directories systemd reads for the system manager, strongest first
+ * (systemd-analyze unit-paths on systemd 257). unit-lookup.h finds units
+ * and their drop-ins in them. */
 extern const char *const unit_search_dirs[];
-
-/* Finds the drop-ins of unit_name as systemd would: UNIT.d, the prefix
- * directories of a dashed name ("foo-.service.d"), and the type directory
- * ("service.d"), from every directory, the same-named file in a stronger
- * directory winning, sorted by file name. root may be NULL. */
-int unit_file_find_dropins(const char *root, const char *const *dirs, const char *unit_name, char ***ret);

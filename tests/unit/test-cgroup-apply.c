@@ -458,6 +458,26 @@ static void test_plan_percent_rounds_down_to_a_page(void) {
         g_assert_cmpuint(got % (guint64) sysconf(_SC_PAGESIZE), ==, 0);
 }
 
+/* MemorySwapMax= gets the number policyd-generator writes in its drop-in:
+ * a page multiple, not the exact share. Otherwise policyd overrides the
+ * drop-in at runtime (issue 7, class 8). */
+static void test_plan_systemd_percent_is_the_generators(void) {
+        g_autoptr(TestResolution) r = res_new();
+        uint64_t total = UINT64_C(1572856) * 1024; /* 10% is 161060454.4 bytes */
+        g_autoptr(SystemFacts) f = facts_new(false, NULL, total);
+        g_autofree char *expected = NULL;
+        MemoryLimit l = { .kind = MEMORY_LIMIT_PERCENT, .permyriad = 1000 };
+
+        res_set_percent(r, KNOB_SWAP_MAX, 1000);
+        res_set_percent(r, KNOB_ZSWAP_MAX, 1000);
+        g_autoptr(CgroupPlan) p = build(r, f, PLAN_SYSTEMD_MANAGED);
+        g_assert_cmpint(format_memory_limit_for_systemd(&l, total, page_size(), &expected), ==, 0);
+        g_assert_cmpstr(plan_get(p, BACKEND_SYSTEMD_PROPERTY, "MemorySwapMax")->value, ==, expected);
+        g_assert_cmpstr(plan_get(p, BACKEND_SYSTEMD_PROPERTY, "MemoryZSwapMax")->value, ==, expected);
+        if (page_size() == 4096)
+                g_assert_cmpstr(expected, ==, "161058816");
+}
+
 static void test_plan_percent_without_swap_is_zero(void) {
         g_autoptr(TestResolution) r = res_new();
         g_autoptr(SystemFacts) f = facts_new(false, NULL, 0);
@@ -694,6 +714,141 @@ static void test_probe_tolerates_odd_tier_lines(Tree *t, gconstpointer data) {
 }
 
 /* ---- applying ---- */
+
+static void test_systemd_property_kernel_files(void) {
+        static const struct {
+                const char *property, *value;
+                int r;
+                const char *file, *kernel;
+        } table[] = {
+                { "MemorySwapMax", "1073741824", 0, "memory.swap.max", "1073741824" },
+                { "MemorySwapMax", "infinity", 0, "memory.swap.max", "max" },
+                { "MemoryZSwapMax", "0", 0, "memory.zswap.max", "0" },
+                { "MemoryZSwapWriteback", "no", 0, "memory.zswap.writeback", "0" },
+                { "MemoryZSwapWriteback", "yes", 0, "memory.zswap.writeback", "1" },
+                { "MemorySwapMax", "1G", -EINVAL, NULL, NULL },
+                { "MemorySwapMax", "", -EINVAL, NULL, NULL },
+                { "MemoryZSwapWriteback", "maybe", -EINVAL, NULL, NULL },
+                { "AllowedMemoryNodes", "0-1", -EOPNOTSUPP, NULL, NULL },
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(table); i++) {
+                const char *file = NULL;
+                g_autofree char *kernel = NULL;
+                int r = systemd_property_kernel_file(table[i].property, table[i].value, &file, &kernel);
+                if (r != table[i].r || g_strcmp0(file, table[i].file) != 0 || g_strcmp0(kernel, table[i].kernel) != 0)
+                        g_error("%s=%s: expected %d %s=%s, got %d %s=%s", table[i].property, table[i].value, table[i].r,
+                                table[i].file, table[i].kernel, r, file, kernel);
+        }
+}
+
+/* After a daemon-reload, systemd's value reaches the kernel only if
+ * policyd writes it: compared first, nothing recorded. */
+static void test_sync_knob_file_writes_only_a_difference(Tree *t, gconstpointer data) {
+        g_autoptr(ApplyReport) report = apply_report_new();
+        g_autofree char *content = NULL;
+
+        put(t->unit, "memory.swap.max", "161058816\n");
+        g_assert_cmpint(cgroup_sync_knob_file(t->cgroupfs, UNIT, "memory.swap.max", "1073741824", 0, report), ==, 0);
+        assert_action(report, "memory.swap.max", ACTION_WROTE);
+        content = get(t->unit, "memory.swap.max");
+        g_assert_cmpstr(content, ==, "1073741824\n");
+
+        g_clear_pointer(&report, apply_report_free);
+        report = apply_report_new();
+        g_assert_cmpint(cgroup_sync_knob_file(t->cgroupfs, UNIT, "memory.swap.max", "1073741824", 0, report), ==, 0);
+        assert_action(report, "memory.swap.max", ACTION_UNCHANGED);
+
+        g_clear_pointer(&report, apply_report_free);
+        report = apply_report_new();
+        g_assert_cmpint(cgroup_sync_knob_file(t->cgroupfs, UNIT, "memory.swap.max", "max", APPLY_DRY_RUN, report), ==, 0);
+        assert_action(report, "memory.swap.max", ACTION_WOULD_WRITE);
+        g_clear_pointer(&content, g_free);
+        content = get(t->unit, "memory.swap.max");
+        g_assert_cmpstr(content, ==, "1073741824\n");
+
+        g_assert_cmpint(cgroup_sync_knob_file(t->cgroupfs, "/system.slice/gone.service", "memory.swap.max", "max", 0,
+                                              report),
+                        ==, -ENOENT);
+}
+
+/* The hook sees each write in the record before the kernel does. */
+typedef struct HookLog {
+        const char *unit_dir;
+        unsigned calls;
+        bool record_ahead_of_kernel; /* every call: recorded, not yet written */
+        int fail_with;
+} HookLog;
+
+static int hook_before_write(const CgroupRecord *record, void *userdata) {
+        HookLog *h = userdata;
+        g_autofree char *content = get(h->unit_dir, "memory.swap.max");
+        bool recorded = false;
+
+        for (guint i = 0; i < record->items->len; i++) {
+                const AppliedItem *it = g_ptr_array_index(record->items, i);
+                recorded = recorded || (streq(it->target, "memory.swap.max") && streq(it->written, "67108864") &&
+                                        streq(it->previous, "max"));
+        }
+        h->calls++;
+        h->record_ahead_of_kernel = (h->calls == 1 || h->record_ahead_of_kernel) && recorded &&
+                                    streq(content, "max\n");
+        return h->fail_with;
+}
+
+static void test_apply_records_ahead_of_writes(Tree *t, gconstpointer data) {
+        g_autoptr(TestResolution) r = res_new();
+        g_autoptr(SystemFacts) f = facts_new(false, NULL, 0);
+        g_autoptr(CgroupRecord) rec = cgroup_record_new(UNIT);
+        g_autoptr(ApplyReport) report = apply_report_new();
+        HookLog h = { .unit_dir = t->unit };
+        const ApplyHooks hooks = { hook_before_write, &h };
+
+        res_set_bytes(r, KNOB_SWAP_MAX, 64 << 20);
+        g_autoptr(CgroupPlan) files = build(r, f, 0); /* SwapMax as memory.swap.max */
+        g_assert_cmpint(cgroup_apply_plan_with_hooks(t->cgroupfs, UNIT, files, rec, 0, &hooks, report), >=, -ENOSPC);
+        g_assert_cmpuint(h.calls, >=, 1);
+        g_assert_true(h.record_ahead_of_kernel);
+        g_autofree char *content = get(t->unit, "memory.swap.max");
+        g_assert_cmpstr(content, ==, "67108864\n");
+}
+
+static void test_apply_hook_failure_writes_nothing(Tree *t, gconstpointer data) {
+        g_autoptr(TestResolution) r = res_new();
+        g_autoptr(SystemFacts) f = facts_new(false, NULL, 0);
+        g_autoptr(CgroupRecord) rec = cgroup_record_new(UNIT);
+        g_autoptr(ApplyReport) report = apply_report_new();
+        HookLog h = { .unit_dir = t->unit, .fail_with = -EROFS };
+        const ApplyHooks hooks = { hook_before_write, &h };
+
+        res_set_bytes(r, KNOB_SWAP_MAX, 64 << 20);
+        g_autoptr(CgroupPlan) p = build(r, f, 0);
+        (void) cgroup_apply_plan_with_hooks(t->cgroupfs, UNIT, p, rec, 0, &hooks, report);
+        g_autofree char *content = get(t->unit, "memory.swap.max");
+        g_assert_cmpstr(content, ==, "max\n");
+        g_assert_null(record_get(rec, "memory.swap.max"));
+        g_assert_cmpint(report_get(report, "memory.swap.max")->result, ==, ACTION_FAILED);
+}
+
+/* A crash after the record and before the write: undo finds the previous
+ * value still there, writes nothing and calls nobody foreign. */
+static void test_undo_of_a_write_that_never_happened(Tree *t, gconstpointer data) {
+        g_autoptr(CgroupRecord) rec = cgroup_record_new(UNIT);
+        g_autoptr(ApplyReport) report = apply_report_new();
+        AppliedItem *it = g_new0(AppliedItem, 1);
+
+        it->backend = BACKEND_CGROUP_FILE;
+        it->target = g_strdup("memory.swap.max");
+        it->had_previous = true;
+        it->previous = g_strdup("max");
+        it->written = g_strdup("67108864");
+        g_ptr_array_add(rec->items, it);
+
+        g_assert_cmpint(cgroup_undo(t->cgroupfs, UNIT, rec, 0, report), ==, 0);
+        g_assert_cmpuint(rec->items->len, ==, 0);
+        g_assert_cmpint(report_get(report, "memory.swap.max")->result, ==, ACTION_UNCHANGED);
+        g_autofree char *content = get(t->unit, "memory.swap.max");
+        g_assert_cmpstr(content, ==, "max\n");
+}
 
 static void test_apply_writes_and_records(Tree *t, gconstpointer data) {
         g_autoptr(TestResolution) r = res_new();
@@ -1320,14 +1475,20 @@ int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
 
 #define ADD_TREE(name, fn) g_test_add("/cgroup-apply/" name, Tree, NULL, tree_setup, fn, tree_teardown)
+        ADD_TREE("apply/records-ahead-of-writes", test_apply_records_ahead_of_writes);
+        ADD_TREE("apply/hook-failure-writes-nothing", test_apply_hook_failure_writes_nothing);
+        ADD_TREE("undo/write-that-never-happened", test_undo_of_a_write_that_never_happened);
         g_test_add_func("/cgroup-apply/path/validate", test_path_validate);
         ADD_TREE("path/apply-rejects-dotdot", test_apply_rejects_dotdot);
+        ADD_TREE("sync-knob-file-writes-only-a-difference", test_sync_knob_file_writes_only_a_difference);
         ADD_TREE("path/apply-does-not-follow-symlinks", test_apply_does_not_follow_symlinks);
 
         g_test_add_func("/cgroup-apply/plan/group-tag-and-attributes", test_plan_group_tag_and_attributes);
         g_test_add_func("/cgroup-apply/plan/no-membership-removes-tag", test_plan_no_membership_removes_tag);
         g_test_add_func("/cgroup-apply/plan/limits-in-kernel-format", test_plan_limits_in_kernel_format);
         g_test_add_func("/cgroup-apply/plan/percent-rounds-down-to-a-page", test_plan_percent_rounds_down_to_a_page);
+        g_test_add_func("/cgroup-apply/plan/systemd-percent-is-the-generators", test_plan_systemd_percent_is_the_generators);
+        g_test_add_func("/cgroup-apply/systemd-property-kernel-files", test_systemd_property_kernel_files);
         g_test_add_func("/cgroup-apply/plan/percent-without-swap-is-zero", test_plan_percent_without_swap_is_zero);
         g_test_add_func("/cgroup-apply/plan/systemd-managed-backends", test_plan_systemd_managed_backends);
         g_test_add_func("/cgroup-apply/plan/delegated-backends", test_plan_delegated_backends);

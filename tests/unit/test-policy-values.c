@@ -71,6 +71,74 @@ static void test_memory_limit_round_trips_through_format(void) {
         }
 }
 
+/* policyd-generator and policyd both call this; a disagreement makes
+ * policyd override the generator's drop-in at runtime (issue 7, class 8). */
+static void test_memory_limit_to_bytes_table(void) {
+        static const uint64_t tib = UINT64_C(1) << 40;
+        static const struct {
+                const char *limit;
+                uint64_t swap_total, page_size;
+                int r;
+                uint64_t bytes;
+                const char *systemd;
+        } table[] = {
+                /* 10% of 1572856 KiB is 161060454.4 bytes: whole pages, not whole KiB. */
+                { "10%", UINT64_C(1572856) * 1024, 4096, 0, 161058816, "161058816" },
+                { "10%", UINT64_C(1572856) * 1024, 65536, 0, 161021952, "161021952" },
+                { "50%", UINT64_C(8) << 30, 4096, 0, UINT64_C(4) << 30, "4294967296" },
+                { "12.5%", UINT64_C(1) << 30, 4096, 0, UINT64_C(128) << 20, "134217728" },
+                { "1250\u2031", UINT64_C(1) << 30, 4096, 0, UINT64_C(128) << 20, "134217728" },
+                { "0%", UINT64_C(8) << 30, 4096, 0, 0, "0" },
+                { "100%", UINT64_C(8) << 30, 4096, 0, UINT64_C(8) << 30, "8589934592" },
+                { "100%", (UINT64_C(8) << 30) + 1000, 4096, 0, UINT64_C(8) << 30, "8589934592" },
+                /* No swap, or less than a page's share: 0, never a partial page. */
+                { "10%", 0, 4096, 0, 0, "0" },
+                { "0.01%", 4096 * 9999, 4096, 0, 0, "0" },
+                { "0.01%", 4096 * 10000, 4096, 0, 4096, "4096" },
+                /* Totals whose product with 10000 overflows 64 bits. */
+                { "50%", 64 * tib * 1024, 4096, 0, 32 * tib * 1024, "36028797018963968" },
+                { "100%", UINT64_MAX, 4096, 0, UINT64_MAX - 4095, "18446744073709547520" },
+                { "99.99%", UINT64_MAX, 4096, 0, UINT64_C(18444899399302176768), "18444899399302176768" },
+                /* Only a page size of 1 could reach UINT64_MAX, which means infinity. */
+                { "100%", UINT64_MAX, 1, -ERANGE, 0, NULL },
+                { "10%", 1000, 0, -EINVAL, 0, NULL },
+                /* Bytes stay as written, as systemd keeps them; infinity is UINT64_MAX. */
+                { "1000", 0, 4096, 0, 1000, "1000" },
+                { "2G", 0, 4096, 0, UINT64_C(2) << 30, "2147483648" },
+                { "infinity", 0, 4096, 0, UINT64_MAX, "infinity" },
+        };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(table); i++) {
+                const char *limit = table[i].limit;
+                g_autofree char *spelled = NULL;
+                MemoryLimit l;
+                uint64_t bytes = 42;
+                int r;
+
+                g_assert_cmpint(parse_memory_limit(limit, &l, NULL), ==, 0);
+                r = memory_limit_to_bytes(&l, table[i].swap_total, table[i].page_size, &bytes);
+                if (r != table[i].r || (r == 0 && bytes != table[i].bytes))
+                        g_error("%s of %" G_GUINT64_FORMAT " (page %" G_GUINT64_FORMAT "): expected %d/%" G_GUINT64_FORMAT
+                                ", got %d/%" G_GUINT64_FORMAT,
+                                limit, table[i].swap_total, table[i].page_size, table[i].r, table[i].bytes, r, bytes);
+                if (r < 0)
+                        g_assert_cmpuint(bytes, ==, 42); /* untouched on failure */
+
+                r = format_memory_limit_for_systemd(&l, table[i].swap_total, table[i].page_size, &spelled);
+                g_assert_cmpint(r, ==, table[i].r);
+                g_assert_cmpstr(spelled, ==, table[i].systemd);
+
+                /* The generator writes format_size() of the same bytes: systemd
+                 * must read it back as exactly that number. */
+                if (r == 0 && table[i].bytes != UINT64_MAX) {
+                        g_autofree char *human = format_size(table[i].bytes);
+                        uint64_t back = 0;
+                        g_assert_cmpint(parse_size(human, &back, NULL), ==, 0);
+                        g_assert_cmpuint(back, ==, table[i].bytes);
+                }
+        }
+}
+
 static void test_booleans_in_every_systemd_spelling(void) {
         const char *yes[] = { "1", "yes", "YES", "y", "true", "t", "on", "On" };
         const char *no[] = { "0", "no", "n", "false", "f", "off", "OFF" };
@@ -184,6 +252,7 @@ int main(int argc, char **argv) {
         g_test_add_func("/values/size-rejections-say-why", test_size_rejections_say_why);
         g_test_add_func("/values/memory-limit-kinds", test_memory_limit_kinds);
         g_test_add_func("/values/memory-limit-round-trips", test_memory_limit_round_trips_through_format);
+        g_test_add_func("/values/memory-limit-to-bytes", test_memory_limit_to_bytes_table);
         g_test_add_func("/values/booleans-in-every-systemd-spelling", test_booleans_in_every_systemd_spelling);
         g_test_add_func("/values/numa-node-lists", test_numa_node_lists);
         g_test_add_func("/values/numa-policy-names", test_numa_policy_names);

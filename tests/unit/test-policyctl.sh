@@ -157,6 +157,7 @@ assert [a["value"] for a in bad["assignments"]] == ["kept"], bad
 assert missing["readable"] is False and missing["error"]["line"] is None, missing
 ' "$policyctl" "$tmp/parse/u.service" "$tmp/parse/bad.service"
 expect_rc "parse without a file is a usage error" 2 "$policyctl" parse
+expect_rc "--daemon-reload with another verb than reload is a usage error" 2 "$policyctl" --daemon-reload list
 
 echo "1..$n"
 [ $failures = 0 ]

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+
 #include <glib.h>
 #include <glib/gstdio.h>
 
@@ -117,24 +119,6 @@ static void test_missing_fragment_is_a_diagnostic(void) {
         g_assert_cmpuint(diagnostics_count(d, DIAGNOSTIC_ERROR), ==, 1);
 }
 
-static void test_find_dropins_like_systemd(void) {
-        g_autofree char *a = put("root/usr/lib/systemd/system/foo-bar.service.d/10-a.conf", "");
-        g_autofree char *b = put("root/etc/systemd/system/foo-.service.d/20-b.conf", "");
-        g_autofree char *c = put("root/usr/lib/systemd/system/service.d/05-c.conf", "");
-        g_autofree char *shadowed G_GNUC_UNUSED = put("root/usr/lib/systemd/system/foo-bar.service.d/30-d.conf", "");
-        g_autofree char *winner = put("root/etc/systemd/system/foo-bar.service.d/30-d.conf", "");
-        g_autofree char *other G_GNUC_UNUSED = put("root/etc/systemd/system/other.service.d/10-x.conf", "");
-        g_autofree char *root = g_build_filename(tmpdir, "root", NULL);
-        g_auto(GStrv) found = NULL;
-
-        g_assert_cmpint(unit_file_find_dropins(root, unit_search_dirs, "foo-bar.service", &found), ==, 0);
-        g_assert_cmpuint(g_strv_length(found), ==, 4);
-        g_assert_cmpstr(found[0], ==, c);
-        g_assert_cmpstr(found[1], ==, a);
-        g_assert_cmpstr(found[2], ==, b);
-        g_assert_cmpstr(found[3], ==, winner);
-}
-
 static void test_unit_type_sections(void) {
         g_assert_cmpstr(unit_type_section("a.service"), ==, "Service");
         g_assert_cmpstr(unit_type_section("a.b.scope"), ==, "Scope");
@@ -170,6 +154,160 @@ static void test_property_values_compare_by_meaning(void) {
         g_assert_false(systemd_property_value_equal("MemorySwapMax", NULL, "1"));
 }
 
+static void test_generated_dropins_are_recognised(void) {
+        static const struct {
+                const char *path;
+                bool generated;
+        } table[] = {
+                { "/run/systemd/generator/a.service.d/50-policy-groups.conf", true },
+                { "/run/systemd/generator.early/a.service.d/50-policy-groups.conf", true },
+                { "/run/systemd/generator.late/foo-.service.d/50-policy-groups.conf", true },
+                { "/run/systemd/generator/service.d/50-policy-groups.conf", true },
+                /* Same name elsewhere: the administrator's, masking ours. */
+                { "/etc/systemd/system/a.service.d/50-policy-groups.conf", false },
+                { "/run/systemd/system.control/a.service.d/50-policy-groups.conf", false },
+                { "/run/systemd/generator/a.service.d/50-other.conf", false },
+                { "/run/systemd/generator/a.service/50-policy-groups.conf", false },
+                { "/run/systemd/generator/.d/50-policy-groups.conf", false },
+                { "/run/systemd/generator/a.service.d/x/50-policy-groups.conf", false },
+                { "/run/systemd/generator.other/a.service.d/50-policy-groups.conf", false },
+                { "/run/systemd/generator/50-policy-groups.conf", false },
+                { "", false },
+                { NULL, false },
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(table); i++)
+                if (unit_dropin_is_generated(table[i].path) != table[i].generated)
+                        g_error("%s: expected %s", table[i].path ?: "(null)",
+                                table[i].generated ? "generated" : "not generated");
+}
+
+#define GEN "/run/systemd/generator/a.service.d/50-policy-groups.conf"
+#define FRAGMENT "/etc/systemd/system/a.service"
+#define ADMIN_DROPIN "/etc/systemd/system/a.service.d/10-admin.conf"
+#define LATER_DROPIN "/etc/systemd/system/a.service.d/60-later.conf"
+#define CONTROL "/run/systemd/system.control/a.service.d/50-MemorySwapMax.conf"
+
+/* What policyd records as "previous" before it first sets a property: never
+ * the value of its own generator's drop-in (issue 7, class 8). */
+static void test_previous_value_is_never_ours(void) {
+        static const struct {
+                const char *name;
+                const char *property, *current;
+                const char *assignments[8]; /* file, value, file, value, ... */
+                int r;
+                const char *previous;
+        } table[] = {
+                { "no file sets it: systemd's value", "MemorySwapMax", "infinity", {}, 0, "infinity" },
+                { "the administrator's file", "MemorySwapMax", "1073741824", { FRAGMENT, "1G" }, 0, "1073741824" },
+                { "ours, over the administrator's 1G", "MemorySwapMax", "161058816",
+                  { FRAGMENT, "1G", GEN, "157284K" }, 1, "1073741824" },
+                { "ours, nothing else sets it: systemd's default", "MemorySwapMax", "161058816",
+                  { GEN, "157284K" }, 1, "infinity" },
+                { "ours, over an admin's drop-in over the fragment", "MemorySwapMax", "161058816",
+                  { FRAGMENT, "1G", ADMIN_DROPIN, "2G", GEN, "157284K" }, 1, "2147483648" },
+                { "ours, over an empty assignment (a reset)", "MemorySwapMax", "161058816",
+                  { FRAGMENT, "1G", ADMIN_DROPIN, "", GEN, "157284K" }, 1, "infinity" },
+                { "ours, over a value systemd ignores", "MemorySwapMax", "161058816",
+                  { FRAGMENT, "1G", ADMIN_DROPIN, "lots", GEN, "157284K" }, 1, "1073741824" },
+                { "ours, over a percentage of RAM: cannot tell, unset", "MemorySwapMax", "161058816",
+                  { FRAGMENT, "10%", GEN, "157284K" }, 1, "" },
+                { "ours, over the administrator's infinity", "MemoryZSwapMax", "4096",
+                  { FRAGMENT, "infinity", GEN, "4K" }, 1, "infinity" },
+                { "a later drop-in wins over ours", "MemorySwapMax", "2147483648",
+                  { FRAGMENT, "1G", GEN, "157284K", LATER_DROPIN, "2G" }, 0, "2147483648" },
+                { "a later ignored value leaves ours in force", "MemorySwapMax", "161058816",
+                  { FRAGMENT, "1G", GEN, "157284K", LATER_DROPIN, "lots" }, 1, "1073741824" },
+                /* systemd's value is not our file's: changed at runtime since. */
+                { "ours in the files, another value in force", "MemorySwapMax", "5000",
+                  { FRAGMENT, "1G", GEN, "157284K" }, 0, "5000" },
+                { "a runtime drop-in before ours is hidden by ours", "MemorySwapMax", "161058816",
+                  { FRAGMENT, "1G", CONTROL, "3G", GEN, "157284K" }, 1, "3221225472" },
+                { "booleans: ours over the default", "MemoryZSwapWriteback", "no", { GEN, "no" }, 1, "yes" },
+                { "booleans: ours over the administrator's", "MemoryZSwapWriteback", "no",
+                  { FRAGMENT, "off", GEN, "no" }, 1, "no" },
+                { "booleans: an empty one is ignored, not a reset", "MemoryZSwapWriteback", "yes",
+                  { FRAGMENT, "no", ADMIN_DROPIN, "", GEN, "yes" }, 1, "no" },
+                { "nodes: ours over the default (all)", "AllowedMemoryNodes", "0", { GEN, "0" }, 1, "" },
+                { "nodes: ours over the administrator's", "AllowedMemoryNodes", "1",
+                  { FRAGMENT, "0 1", GEN, "1" }, 1, "0-1" },
+                { "no current value at all", "MemorySwapMax", NULL, {}, 0, "" },
+        };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(table); i++) {
+                g_autoptr(GPtrArray) a = g_ptr_array_new_with_free_func(g_free);
+                g_autoptr(GPtrArray) owned = g_ptr_array_new_with_free_func(g_free);
+                g_autofree char *previous = NULL;
+
+                for (size_t j = 0; j + 1 < G_N_ELEMENTS(table[i].assignments) && table[i].assignments[j]; j += 2) {
+                        UnitPropertyAssignment *u = g_new0(UnitPropertyAssignment, 1);
+                        u->file = (char *) table[i].assignments[j];
+                        u->value = (char *) table[i].assignments[j + 1];
+                        g_ptr_array_add(a, u);
+                }
+                int r = unit_property_previous(table[i].property, table[i].current, a, &previous);
+                if (r != table[i].r || g_strcmp0(previous, table[i].previous) != 0)
+                        g_error("%s: expected %d '%s', got %d '%s'", table[i].name, table[i].r, table[i].previous, r,
+                                previous);
+        }
+}
+
+static void test_read_property_from_files_in_order(void) {
+        g_autofree char *fragment = put("p1/a.service", "[Unit]\nMemorySwapMax=9G\n[Service]\nMemorySwapMax=1G\n"
+                                                        "ExecStart=/bin/true\n[Install]\nMemorySwapMax=8G\n");
+        g_autofree char *d1 = put("p1/a.service.d/10-a.conf", "[Service]\nMemorySwapMax=\nMemorySwapMax=2G\n");
+        g_autofree char *d2 = put("p1/a.service.d/20-b.conf", "[Service]\nMemoryZSwapMax=3G\n");
+        const char *dropins[] = { d1, "/nonexistent/30-c.conf", "/dev/null", d2, NULL };
+        g_autoptr(GPtrArray) got = NULL;
+
+        g_assert_cmpint(unit_file_read_property("a.service", fragment, dropins, "MemorySwapMax", &got), ==, 0);
+        g_assert_cmpuint(got->len, ==, 3);
+        const UnitPropertyAssignment *x = g_ptr_array_index(got, 0), *y = g_ptr_array_index(got, 1),
+                                     *z = g_ptr_array_index(got, 2);
+        g_assert_cmpstr(x->file, ==, fragment);
+        g_assert_cmpstr(x->value, ==, "1G");
+        g_assert_cmpstr(y->file, ==, d1);
+        g_assert_cmpstr(y->value, ==, "");
+        g_assert_cmpstr(z->value, ==, "2G");
+
+        g_clear_pointer(&got, g_ptr_array_unref);
+        g_assert_cmpint(unit_file_read_property("a.service", NULL, NULL, "MemorySwapMax", &got), ==, 0);
+        g_assert_cmpuint(got->len, ==, 0);
+        g_clear_pointer(&got, g_ptr_array_unref);
+        g_assert_cmpint(unit_file_read_property("noext", fragment, NULL, "MemorySwapMax", &got), ==, -EINVAL);
+        g_assert_null(got);
+}
+
+static void test_unit_file_spellings_in_policyds_form(void) {
+        static const struct {
+                const char *property, *value;
+                int r;
+                const char *out;
+        } table[] = {
+                { "MemorySwapMax", "1G", 0, "1073741824" },
+                { "MemorySwapMax", "1G 512M", 0, "1610612736" },
+                { "MemorySwapMax", "4096", 0, "4096" },
+                { "MemorySwapMax", "infinity", 0, "infinity" },
+                { "MemorySwapMax", "", 0, "infinity" },
+                { "MemoryZSwapMax", "0", 0, "0" },
+                { "MemorySwapMax", "10%", -EOPNOTSUPP, NULL },
+                { "MemorySwapMax", "10\u2030", -EOPNOTSUPP, NULL },
+                { "MemorySwapMax", "lots", -EINVAL, NULL },
+                { "MemoryZSwapWriteback", "off", 0, "no" },
+                { "MemoryZSwapWriteback", "", -EINVAL, NULL },
+                { "AllowedMemoryNodes", "0 2-3", 0, "0,2-3" },
+                { "AllowedMemoryNodes", "", 0, "" },
+                { "AllowedMemoryNodes", "x", -EINVAL, NULL },
+                { "CPUWeight", "100", -EOPNOTSUPP, NULL },
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(table); i++) {
+                g_autofree char *out = NULL;
+                int r = systemd_property_from_unit_file(table[i].property, table[i].value, &out);
+                if (r != table[i].r || g_strcmp0(out, table[i].out) != 0)
+                        g_error("%s=%s: expected %d '%s', got %d '%s'", table[i].property, table[i].value, table[i].r,
+                                table[i].out, r, out);
+        }
+}
+
 int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
         tmpdir = g_dir_make_tmp("unit-file-XXXXXX", NULL);
@@ -183,10 +321,13 @@ int main(int argc, char **argv) {
         g_test_add_func("/unit-file/bad-group-name-is-an-error-with-line", test_bad_group_name_is_an_error_with_line);
         g_test_add_func("/unit-file/transient-and-masked-units", test_transient_and_masked_units);
         g_test_add_func("/unit-file/missing-fragment-is-a-diagnostic", test_missing_fragment_is_a_diagnostic);
-        g_test_add_func("/unit-file/find-dropins-like-systemd", test_find_dropins_like_systemd);
         g_test_add_func("/unit-file/unit-type-sections", test_unit_type_sections);
         g_test_add_func("/unit-file/slice-chain", test_slice_chain);
         g_test_add_func("/unit-file/property-values-compare-by-meaning", test_property_values_compare_by_meaning);
+        g_test_add_func("/unit-file/generated-dropins-are-recognised", test_generated_dropins_are_recognised);
+        g_test_add_func("/unit-file/previous-value-is-never-ours", test_previous_value_is_never_ours);
+        g_test_add_func("/unit-file/read-property-from-files-in-order", test_read_property_from_files_in_order);
+        g_test_add_func("/unit-file/unit-file-spellings-in-policyds-form", test_unit_file_spellings_in_policyds_form);
         int r = g_test_run();
         const char *argv_rm[] = { "rm", "-rf", tmpdir, NULL };
         (void) g_spawn_sync(NULL, (char **) argv_rm, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);

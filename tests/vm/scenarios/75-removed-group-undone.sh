@@ -3,8 +3,9 @@
 # Scenario 5: a group removed and reloaded: what it set is undone, the
 # administrator's own MemorySwapMax= comes back (not infinity), and values
 # set by others stay. Two paths: a unit that names the group in its file
-# (policyd-generator wrote its properties; policyd has systemd reload so
-# the drop-in goes) and a unit that joins by [Match] (policyd set the
+# (policyd-generator wrote its properties; policyd restores the unit
+# file's value at runtime, never runs a daemon-reload itself, and says the
+# unit needs one) and a unit that joins by [Match] (policyd set the
 # property at runtime and restores the recorded value).
 set -euo pipefail
 . "$SCENARIO_DIR/lib.sh"
@@ -29,6 +30,7 @@ for u in pgt-named pgt-matched; do
 done
 
 rm /etc/policy.d/pgt-gone.policy
+reloaded_at=$(date '+%Y-%m-%d %H:%M:%S')
 policyctl reload
 
 for u in pgt-named pgt-matched; do
@@ -40,5 +42,22 @@ for u in pgt-named pgt-matched; do
         wait_for "$u: the unit file's MemorySwapMax is back" prop_is $u.service MemorySwapMax 1073741824
         assert_file_eq "$path/memory.swap.max" 1073741824
 done
-policyd_log | grep -q "asking systemd to reload" || fail "policyd did not ask systemd to reload for the named group"
-echo "ok: policyd had systemd run the generator again"
+# No daemon-reload behind the administrator's back.
+if journalctl -b _PID=1 --since "$reloaded_at" --no-pager -o cat | grep -q '^Reloading'; then
+        fail "systemd reloaded after 'policyctl reload': $(journalctl -b _PID=1 --since "$reloaded_at" -o cat | grep Reloading)"
+fi
+echo "ok: no daemon-reload"
+n=$(policyctl --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)["units_need_daemon_reload"])')
+assert_eq "units needing a daemon-reload (pgt-named's generator drop-in is stale)" 1 "$n"
+policyctl explain pgt-named.service | grep -q "systemctl daemon-reload" || fail "explain does not mark pgt-named: $(policyctl explain pgt-named.service)"
+echo "ok: explain marks pgt-named"
+
+policyctl reload --daemon-reload
+wait_for "no unit needs a daemon-reload any more" bash -c \
+        "policyctl --json status | python3 -c 'import json,sys; sys.exit(json.load(sys.stdin)[\"units_need_daemon_reload\"])'"
+if grep -qs pgt-gone /run/systemd/generator/pgt-named.service.d/50-policy-groups.conf; then
+        fail "the generator's drop-in still names pgt-gone after --daemon-reload"
+fi
+echo "ok: the generator's drop-in follows after --daemon-reload"
+assert_eq "pgt-named MemorySwapMax after the daemon-reload" 1073741824 "$(systemctl show -P MemorySwapMax pgt-named.service)"
+assert_file_eq "$cg$(unit_cgroup pgt-named.service)/memory.swap.max" 1073741824

@@ -1,0 +1,1 @@
+/opt/esc-dropins

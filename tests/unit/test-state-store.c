@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* What policyd keeps under /run/policyd: file names within NAME_MAX for any
+ * key, and records that survive a save and a load unchanged. */
+
+#include <limits.h>
+
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "manager.h"
+#include "state-store.h"
+#include "util.h"
+
+static void test_file_names_fit_name_max(void) {
+        g_autoptr(GString) deep = g_string_new(NULL);
+        for (int i = 0; i < 60; i++)
+                g_string_append_printf(deep, "/user-%d.slice", i);
+
+        const char *keys[] = { "foo.service", "/a b/c%d", deep->str };
+        for (size_t i = 0; i < G_N_ELEMENTS(keys); i++) {
+                g_autofree char *name = state_file_name(keys[i]);
+                /* write_file_atomic() adds ".XXXXXX" for its temporary file. */
+                g_assert_cmpuint(strlen(name) + 7, <=, NAME_MAX);
+                g_assert_null(strchr(name, '/'));
+        }
+
+        g_autofree char *plain = state_file_name("foo.service");
+        g_assert_cmpstr(plain, ==, "foo.service");
+        /* Two long keys that differ only at the end get different names. */
+        g_autofree char *a = state_file_name(deep->str);
+        g_string_append(deep, "/x");
+        g_autofree char *b = state_file_name(deep->str);
+        g_assert_cmpstr(a, !=, b);
+}
+
+static void test_records_round_trip_for_long_keys(void) {
+        g_autofree char *dir = g_dir_make_tmp("policyd-state-XXXXXX", NULL);
+        g_autoptr(GString) key = g_string_new(NULL);
+        for (int i = 0; i < 40; i++)
+                g_string_append_printf(key, "/deep-%d.slice", i);
+
+        g_autoptr(CgroupRecord) rec = cgroup_record_new(key->str);
+        AppliedItem *it = g_new0(AppliedItem, 1);
+        it->backend = BACKEND_CGROUP_FILE;
+        it->target = g_strdup("memory.swap.high");
+        it->had_previous = true;
+        it->previous = g_strdup("max");
+        it->written = g_strdup("1048576");
+        g_ptr_array_add(rec->items, it);
+        g_assert_cmpint(state_save_cgroup_record(dir, key->str, rec), ==, 0);
+
+        g_autoptr(CgroupRecord) back = NULL;
+        g_assert_cmpint(state_load_cgroup_record(dir, key->str, &back), ==, 0);
+        g_autofree char *want = cgroup_record_serialize(rec), *got = cgroup_record_serialize(back);
+        g_assert_cmpstr(got, ==, want);
+
+        g_autoptr(GPtrArray) props = g_ptr_array_new_with_free_func((GDestroyNotify) property_record_free);
+        PropertyRecord *p = g_new0(PropertyRecord, 1);
+        p->property = g_strdup("MemorySwapMax");
+        p->previous = g_strdup("");
+        p->written = g_strdup("1073741824");
+        g_ptr_array_add(props, p);
+        g_assert_cmpint(state_save_property_records(dir, key->str, props), ==, 0);
+        g_autoptr(GPtrArray) loaded = g_ptr_array_new_with_free_func((GDestroyNotify) property_record_free);
+        g_assert_cmpint(state_load_property_records(dir, key->str, loaded), ==, 0);
+        g_assert_cmpuint(loaded->len, ==, 1);
+        const PropertyRecord *q = g_ptr_array_index(loaded, 0);
+        g_assert_cmpstr(q->property, ==, "MemorySwapMax");
+        g_assert_cmpstr(q->previous, ==, "");
+        g_assert_cmpstr(q->written, ==, "1073741824");
+
+        /* Empty records remove their files. */
+        g_ptr_array_set_size(rec->items, 0);
+        g_ptr_array_set_size(props, 0);
+        g_assert_cmpint(state_save_cgroup_record(dir, key->str, rec), ==, 0);
+        g_assert_cmpint(state_save_property_records(dir, key->str, props), ==, 0);
+        g_autofree char *sub1 = g_build_filename(dir, "cgroups", NULL), *sub2 = g_build_filename(dir, "properties", NULL);
+        g_assert_cmpint(g_rmdir(sub1), ==, 0);
+        g_assert_cmpint(g_rmdir(sub2), ==, 0);
+        g_assert_cmpint(g_rmdir(dir), ==, 0);
+}
+
+int main(int argc, char **argv) {
+        g_test_init(&argc, &argv, NULL);
+        g_test_add_func("/state-store/file-names-fit-name-max", test_file_names_fit_name_max);
+        g_test_add_func("/state-store/records-round-trip-for-long-keys", test_records_round_trip_for_long_keys);
+        return g_test_run();
+}
