@@ -289,11 +289,12 @@ done
 work=$(mktemp -d /tmp/pgdd.XXXXXX)
 created+=("$work")
 mkdir -p "$work/sd" "$work/explain"
+# Four at a time: one busctl took 0.6 s in a loaded TCG guest.
 for u in "${checked[@]}"; do
-        busctl --json=short call org.freedesktop.systemd1 "$(bus_unit_path "$u")" \
-                org.freedesktop.DBus.Properties GetAll s org.freedesktop.systemd1.Unit >"$work/sd/$u.json" ||
-                echo "busctl GetAll failed for $u"
-done
+        printf '%s %s\n' "$u" "$(bus_unit_path "$u")"
+done | xargs -P 4 -n 2 sh -c 'busctl --json=short call org.freedesktop.systemd1 "$2" \
+        org.freedesktop.DBus.Properties GetAll s org.freedesktop.systemd1.Unit >"$0/$1.json" ||
+        echo "busctl GetAll failed for $1"' "$work/sd"
 
 # The generator by hand, with the arguments systemd gives it.
 rm -rf "$gen_manual"
