@@ -25,6 +25,7 @@ run=/run/systemd/system
 gen_manual=/tmp/pgdd-gen
 generator=/usr/lib/systemd/system-generators/policyd-generator
 created=()     # every file and directory made here, for the cleanup
+work=          # the answers, once gathered
 k=0            # the last K used
 since=$(date '+%Y-%m-%d %H:%M:%S')
 
@@ -37,7 +38,8 @@ cleanup() {
                 p=${created[i]}
                 if [[ -d $p && ! -L $p ]]; then rmdir "$p" 2>/dev/null; else rm -f "$p"; fi
         done
-        rm -rf /etc/policy.d/pgdd-g*.policy "$gen_manual" /run/systemd/system.control/pgdd* /run/policyd/*
+        rm -rf /etc/policy.d/pgdd-g*.policy "$gen_manual" /run/systemd/system.control/pgdd* /run/policyd/* \
+                ${work:+"$work"}
         systemctl daemon-reload
         systemctl reset-failed
         # The type drop-in put every service in a group for a while: drop
@@ -287,7 +289,6 @@ for i in $(seq 1 60); do
 done
 
 work=$(mktemp -d /tmp/pgdd.XXXXXX)
-created+=("$work")
 mkdir -p "$work/sd" "$work/explain"
 # Four at a time: one busctl took 0.6 s in a loaded TCG guest.
 for u in "${checked[@]}"; do
