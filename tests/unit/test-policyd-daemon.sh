@@ -259,6 +259,16 @@ v=$("$policyctl" --json status | python3 -c 'import json, sys
 print(" ".join(g["name"] for g in json.load(sys.stdin)["groups"]))' 2>&1)
 [ "$v" = keep ] && ok "status still lists group keep" || not_ok "status still lists group keep" "groups: $v"
 
+# Refused for its owner, with its mode right again: still the last good version.
+chmod 0644 /run/policy.d/keep.policy
+chown 65534 /run/policy.d/keep.policy
+before=$(calls GetAll keep.service)
+"$policyctl" reload > /dev/null 2>&1
+wait_for 10 at_least $((before + 2)) calls GetAll keep.service && "$policyctl" explain keep.service > /dev/null
+v=$(xattr "$cg/keep.service" user.policy.group)
+[ "$v" = keep ] && ok "after a reload with the file refused (owned by uid 65534), the tag stays" \
+        || not_ok "after a reload with the file refused (owned by uid 65534), the tag stays" "got $v" "$(policyd_log)"
+
 # Removed: the group goes, and with it the tag.
 rm /run/policy.d/keep.policy
 "$policyctl" reload > /dev/null 2>&1
