@@ -1,0 +1,463 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2015,SC2317 # ok and not_ok always succeed; cleanup runs from the trap
+# policyd from outside, against fake-systemd on a private system bus:
+#   - it exits cleanly when stopped with calls to systemd in flight, and
+#     survives systemd or the bus going away under those calls (issue 8, 1.1);
+#   - a group whose file stops loading keeps its last good version;
+#   - user.* xattrs count as policy input only on cgroups root owns, and
+#     self-requests only for AllowSelfAssign=yes groups on Delegate=yes units;
+#   - SetUnitProperties: none for a unit already right, one per unit that
+#     needs changes (issue 8, 3).
+#   - it follows JobRemoved, PropertiesChanged and Reloading, and runs no
+#     daemon-reload of its own when a unit-file group changes (issue 8, 1.3).
+# Prints TAP lines; exits 0, 1 on a failure, or 77 when this machine cannot
+# run it (the reason is printed).
+#
+# Like test-policyctl-online, it needs root: a private mount namespace with a
+# tmpfs on /run (the policies go to /run/policy.d), a private dbus-daemon,
+# and a cgroup of its own below the cgroup2 mount.
+#
+# Usage: test-policyd-daemon.sh POLICYCTL POLICYD FAKE-SYSTEMD
+# POLICYD_DAEMON_WRAPPER, when set, runs policyd under it (valgrind).
+set -uo pipefail
+
+policyctl=$(realpath "$1")
+policyd=$(realpath "$2")
+fake_systemd=$(realpath "$3")
+
+skip() { echo "1..0 # SKIP $*"; exit 77; }
+
+if [ -z "${POLICYD_TEST_NAMESPACE:-}" ]; then
+        [ "$(id -u)" = 0 ] || skip "needs root (a mount namespace, a cgroup, and chown)"
+        for tool in dbus-daemon busctl getfattr setfattr unshare; do
+                command -v "$tool" > /dev/null || skip "$tool is not installed"
+        done
+        unshare --mount --propagation private true 2> /dev/null || skip "cannot create a mount namespace"
+        grep -q ' - cgroup2 ' /proc/self/mountinfo || skip "no cgroup2 hierarchy is mounted"
+        POLICYD_TEST_NAMESPACE=1 exec unshare --mount --propagation private "$0" "$@"
+fi
+
+# Any sanitizer report ends policyd with a non-zero status (meson sets these
+# too; they matter when the script is run by hand against an ASan build).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:halt_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:abort_on_error=1:print_stacktrace=1}
+read -ra wrapper <<< "${POLICYD_DAEMON_WRAPPER:-}"
+# valgrind makes everything slower.
+slow=1
+[ ${#wrapper[@]} -gt 0 ] && slow=10
+
+n=0
+failures=0
+tmp=$(mktemp -d)
+bus_pid='' daemon_pid='' fake_pid='' cg=''
+
+cleanup() {
+        for pid in $daemon_pid $fake_pid $bus_pid; do
+                kill -9 "$pid" 2> /dev/null && wait "$pid" 2> /dev/null
+        done
+        if [ -n "$cg" ]; then
+                find "$cg" -mindepth 1 -depth -type d -exec rmdir {} + 2> /dev/null
+                rmdir "$cg" 2> /dev/null
+        fi
+        rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failures=$((failures + 1)); echo "not ok $n - $1"; shift; printf '%s\n' "$@" | sed 's/^/# /'; }
+# Waits up to $1 seconds (times $slow) for a command to succeed.
+wait_for() {
+        local deadline=$(($(date +%s) + $1 * slow)); shift
+        until "$@" > /dev/null 2>&1; do
+                [ "$(date +%s)" -ge "$deadline" ] && return 1
+                sleep 0.05
+        done
+}
+at_least() { [ "$("${@:2}")" -ge "$1" ]; } # N, command printing a number
+# policyd knows a unit's cgroup once the reply that carried it was handled, and
+# applied: the apply runs in the same handler.
+knows_cgroup() { "$policyctl" --json explain "$1" | grep -q '"cgroup": *"/'; }
+gone() { ! kill -0 "$1" 2> /dev/null; }
+xattr() { getfattr --absolute-names --only-values -n "$2" "$1" 2> /dev/null || echo "(none)"; }
+xattr_is() { [ "$(xattr "$1" "$2")" = "$3" ]; }
+put() { mkdir -p "$(dirname "$1")"; printf '%b' "$2" > "$1"; chmod 0644 "$1"; }
+calls() { grep -c "^$1 $2\( \|$\)" "$tmp/fake.log"; } # method, unit: how many calls the fake got
+policyd_log() { sed 's/^/  policyd: /' "$tmp/policyd.log"; }
+
+# --- a world of our own: no host policies, our own bus, our own cgroup
+mount -t tmpfs -o mode=0755 tmpfs /run
+for d in /etc/policy.d /usr/local/lib/policy.d /usr/lib/policy.d /etc/policyd.conf.d /usr/local/lib/policyd.conf.d \
+        /usr/lib/policyd.conf.d; do
+        [ -d "$d" ] && mount -t tmpfs tmpfs "$d"
+done
+for f in /etc/policyd.conf /usr/local/lib/policyd.conf /usr/lib/policyd.conf; do
+        [ -e "$f" ] && mount --bind /dev/null "$f"
+done
+mkdir -p /run/policy.d
+chmod 0755 "$tmp"
+
+cat > "$tmp/bus.conf" << EOF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:dir=$tmp</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <allow own="*"/>
+    <allow send_destination="*"/>
+    <allow receive_sender="*"/>
+  </policy>
+</busconfig>
+EOF
+start_bus() {
+        dbus-daemon --config-file="$tmp/bus.conf" --fork --print-address=3 --print-pid=4 \
+                3> "$tmp/address" 4> "$tmp/bus.pid" || return 1
+        bus_pid=$(cat "$tmp/bus.pid")
+        DBUS_SYSTEM_BUS_ADDRESS=$(head -n 1 "$tmp/address")
+        export DBUS_SYSTEM_BUS_ADDRESS
+}
+start_bus || skip "dbus-daemon does not start"
+
+cgroot=$(awk '$(NF-2) == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+cg=$cgroot/policyd-daemon-test-$$
+mkdir "$cg" 2> /dev/null || { cg=; skip "cannot make a cgroup below $cgroot"; }
+setfattr -n user.test.probe -v 1 "$cg" 2> /dev/null || skip "cgroupfs at $cgroot takes no user.* xattrs"
+setfattr -x user.test.probe "$cg"
+rel=${cg#"$cgroot"}
+
+# --- the pieces: fake systemd with a unit list, then policyd
+
+# Starts fake-systemd on the unit lines in $tmp/units, with its arguments.
+start_fake() {
+        : > "$tmp/fake.log"
+        "$fake_systemd" --units="$tmp/units" --log="$tmp/fake.log" "$@" 2>> "$tmp/fake.err" &
+        fake_pid=$!
+        wait_for 5 grep -qx ready "$tmp/fake.log"
+}
+stop_fake() {
+        [ -n "$fake_pid" ] && kill "$fake_pid" 2> /dev/null && wait "$fake_pid" 2> /dev/null
+        fake_pid=
+}
+control() { # METHOD [SIGNATURE ARGS…]: a control call to fake-systemd
+        busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" call org.freedesktop.systemd1 /org/freedesktop/systemd1 \
+                org.policygroups.test.FakeSystemd "$@"
+}
+
+# Starts policyd with a fresh state directory, and waits for its bus name.
+start_policyd() {
+        rm -rf "$tmp/state"
+        mkdir -m 0755 "$tmp/state"
+        : > "$tmp/policyd.log"
+        POLICYD_STATE_DIRECTORY=$tmp/state "${wrapper[@]}" "$policyd" --log-level=debug >> "$tmp/policyd.log" 2>&1 &
+        daemon_pid=$!
+        wait_for 10 "$policyctl" status
+}
+
+# Sends SIGTERM and waits up to $1 s (killing it after that); sets
+# exit_problem to what was wrong with the exit, if anything.
+stop_policyd() {
+        local limit=$1 rc
+        exit_problem=''
+        kill -TERM "$daemon_pid"
+        if ! wait_for "$limit" gone "$daemon_pid"; then
+                kill -9 "$daemon_pid"
+                exit_problem="did not exit within $((limit * slow)) s of SIGTERM"
+        fi
+        wait "$daemon_pid"; rc=$?
+        daemon_pid=
+        if [ -z "$exit_problem" ] && [ "$rc" -gt 128 ]; then
+                exit_problem="killed by signal $((rc - 128)) ($(kill -l $((rc - 128)) 2> /dev/null))"
+        elif [ -z "$exit_problem" ] && [ "$rc" != 0 ]; then
+                exit_problem="exit status $rc"
+        fi
+        if grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|Invalid (read|write)|Process terminating' \
+                "$tmp/policyd.log"; then
+                exit_problem="${exit_problem:+$exit_problem; }a sanitizer or valgrind reported an error"
+        fi
+        [ -z "$exit_problem" ]
+}
+# Checks the stop, with the evidence when it went wrong.
+check_stop() { # name, seconds
+        if stop_policyd "$2"; then
+                ok "$1"
+        else
+                local evidence
+                evidence=$(grep -E -A25 'ERROR: |runtime error:|Invalid (read|write)' "$tmp/policyd.log" | head -n 60)
+                not_ok "$1" "$exit_problem" "${evidence:-$(tail -n 15 "$tmp/policyd.log")}"
+        fi
+}
+
+# 100 running scopes, as a boot or a reload would list them.
+many_units() {
+        : > "$tmp/units"
+        for i in $(seq -w 1 100); do
+                echo "t$i.scope ControlGroup=$rel/t$i.scope Slice=test.slice" >> "$tmp/units"
+        done
+}
+
+# === 1. Stopping with calls in flight (issue 8, 1.1)
+
+many_units
+rm -f /run/policy.d/*
+put /run/policy.d/many.policy '[Match]\nSlice=test.slice\n[Attributes]\nXAttr=user.test.many=1\n'
+start_fake --hold=GetAll
+start_policyd || not_ok "policyd starts" "$(policyd_log)"
+if wait_for 10 at_least 32 grep -c ^GetAll "$tmp/fake.log"; then
+        sleep 0.2
+        ok "policyd has $(grep -c ^GetAll "$tmp/fake.log") GetAll calls in flight, unanswered"
+else
+        not_ok "policyd has GetAll calls in flight, unanswered" "the fake saw $(grep -c ^GetAll "$tmp/fake.log")"
+fi
+check_stop "SIGTERM with calls in flight: policyd exits 0 within 5 s, not by a signal" 5
+
+# The unanswered calls fail when systemd goes away: the same teardown of
+# pending calls, from the bus side.
+: > "$tmp/fake.log"
+start_policyd || not_ok "policyd starts" "$(policyd_log)"
+wait_for 10 at_least 32 grep -c ^GetAll "$tmp/fake.log"
+kill -9 "$fake_pid"; wait "$fake_pid" 2> /dev/null; fake_pid=
+sleep "$slow"
+if kill -0 "$daemon_pid" 2> /dev/null; then
+        ok "systemd vanishing under calls in flight leaves policyd running"
+else
+        not_ok "systemd vanishing under calls in flight leaves policyd running" "$(tail -n 40 "$tmp/policyd.log")"
+fi
+check_stop "after systemd vanished, SIGTERM makes policyd exit 0" 5
+
+# === 2. A group whose file stops loading keeps its last good version
+
+mkdir "$cg/keep.service"
+echo "keep.service ControlGroup=$rel/keep.service Slice=system.slice" > "$tmp/units"
+rm -f /run/policy.d/*
+put /run/policy.d/keep.policy '[Match]\nUnit=keep.service\n[Attributes]\nXAttr=user.test.keep=1\n'
+start_fake
+start_policyd || not_ok "policyd starts" "$(policyd_log)"
+if wait_for 10 xattr_is "$cg/keep.service" user.policy.group keep; then
+        ok "policyd tags the unit's cgroup: user.policy.group=keep"
+else
+        not_ok "policyd tags the unit's cgroup: user.policy.group=keep" "$(policyd_log)"
+fi
+
+# Refused for its mode: still there, no longer loadable.
+chmod 0666 /run/policy.d/keep.policy
+before=$(calls GetAll keep.service)
+out=$("$policyctl" reload 2>&1) || not_ok "policyctl reload succeeds" "$out"
+# The reload re-reads the unit (two GetAll); its apply is done once explain answers after that.
+wait_for 10 at_least $((before + 2)) calls GetAll keep.service && "$policyctl" explain keep.service > /dev/null
+v=$(xattr "$cg/keep.service" user.policy.group)
+[ "$v" = keep ] && ok "after a reload with the file refused (mode 0666), the cgroup keeps user.policy.group=keep" \
+        || not_ok "after a reload with the file refused (mode 0666), the cgroup keeps user.policy.group=keep" \
+                "got $v" "$(policyd_log)"
+grep -q "keeping the last good version of group 'keep'" "$tmp/policyd.log" \
+        && ok "policyd logs that it keeps the last good version of group keep" \
+        || not_ok "policyd logs that it keeps the last good version of group keep" "$(policyd_log)"
+v=$("$policyctl" --json status | python3 -c 'import json, sys
+print(" ".join(g["name"] for g in json.load(sys.stdin)["groups"]))' 2>&1)
+[ "$v" = keep ] && ok "status still lists group keep" || not_ok "status still lists group keep" "groups: $v"
+
+# Refused for its owner, with its mode right again: still the last good version.
+chmod 0644 /run/policy.d/keep.policy
+chown 65534 /run/policy.d/keep.policy
+before=$(calls GetAll keep.service)
+"$policyctl" reload > /dev/null 2>&1
+wait_for 10 at_least $((before + 2)) calls GetAll keep.service && "$policyctl" explain keep.service > /dev/null
+v=$(xattr "$cg/keep.service" user.policy.group)
+[ "$v" = keep ] && ok "after a reload with the file refused (owned by uid 65534), the tag stays" \
+        || not_ok "after a reload with the file refused (owned by uid 65534), the tag stays" "got $v" "$(policyd_log)"
+
+# Removed: the group goes, and with it the tag.
+rm /run/policy.d/keep.policy
+"$policyctl" reload > /dev/null 2>&1
+if wait_for 10 xattr_is "$cg/keep.service" user.policy.group "(none)"; then
+        ok "after the file is removed and reloaded, user.policy.group is gone"
+else
+        not_ok "after the file is removed and reloaded, user.policy.group is gone" \
+                "got $(xattr "$cg/keep.service" user.policy.group)" "$(policyd_log)"
+fi
+check_stop "policyd exits 0 after the reloads" 5
+stop_fake
+
+# === 3. Which xattrs are policy input
+
+# [Match] XAttr= on a cgroup root owns, and on one handed to uid 65534.
+mkdir "$cg/rootowned.scope" "$cg/delegated.scope"
+setfattr -n user.test.mark -v 1 "$cg/rootowned.scope"
+setfattr -n user.test.mark -v 1 "$cg/delegated.scope"
+chown 65534:65534 "$cg/delegated.scope"
+# Self-requests: allowed group on a Delegate=yes unit joins; a Delegate=no
+# unit, or a group that does not allow it, does not.
+mkdir "$cg/self-ok.service" "$cg/self-nodelegate.service" "$cg/self-notallowed.service"
+setfattr -n user.policy.request -v selfok "$cg/self-ok.service"
+setfattr -n user.policy.request -v selfok "$cg/self-nodelegate.service"
+setfattr -n user.policy.request -v noself "$cg/self-notallowed.service"
+chown 65534:65534 "$cg/self-ok.service" "$cg/self-nodelegate.service" "$cg/self-notallowed.service"
+cat > "$tmp/units" << EOF
+rootowned.scope ControlGroup=$rel/rootowned.scope Slice=test.slice
+delegated.scope ControlGroup=$rel/delegated.scope Slice=test.slice Delegate=yes
+self-ok.service ControlGroup=$rel/self-ok.service Slice=test.slice Delegate=yes User=nobody
+self-nodelegate.service ControlGroup=$rel/self-nodelegate.service Slice=test.slice Delegate=no User=nobody
+self-notallowed.service ControlGroup=$rel/self-notallowed.service Slice=test.slice Delegate=yes User=nobody
+EOF
+rm -f /run/policy.d/*
+put /run/policy.d/mark.policy '[Match]\nXAttr=user.test.mark=1\n[Attributes]\nXAttr=user.test.marked=yes\n'
+put /run/policy.d/selfok.policy '[PolicyGroup]\nAllowSelfAssign=yes\n[Attributes]\nXAttr=user.test.self=yes\n'
+put /run/policy.d/noself.policy '[PolicyGroup]\nAllowSelfAssign=no\n[Attributes]\nXAttr=user.test.self=yes\n'
+start_fake
+start_policyd || not_ok "policyd starts" "$(policyd_log)"
+# Every unit is applied once explain knows its cgroup (set with the reply, then applied).
+for u in rootowned.scope delegated.scope self-ok.service self-nodelegate.service self-notallowed.service; do
+        wait_for 10 knows_cgroup "$u" \
+                || not_ok "policyd reads $u" "$("$policyctl" explain $u 2>&1)"
+done
+groups_of() { "$policyctl" --json explain "$1" | python3 -c 'import json, sys
+print(" ".join(g["group"] for g in json.load(sys.stdin)["groups"]) or "(none)")' 2>&1; }
+check_membership() { # name, unit, expected user.policy.group ("(none)" for none)
+        local name=$1 unit=$2 want=$3 v g
+        v=$(xattr "$cg/$unit" user.policy.group)
+        g=$(groups_of "$unit")
+        [ "$v" = "$want" ] && [ "$g" = "$want" ] && ok "$name" \
+                || not_ok "$name" "user.policy.group: $v (wanted $want); explain's groups: $g"
+}
+check_membership "[Match] XAttr= selects a cgroup root owns" rootowned.scope mark
+check_membership "[Match] XAttr= ignores the same xattr on a cgroup owned by uid 65534" delegated.scope "(none)"
+check_membership "a self-request joins an AllowSelfAssign=yes group on a Delegate=yes unit" self-ok.service selfok
+check_membership "a self-request on a Delegate=no unit is refused" self-nodelegate.service "(none)"
+check_membership "a self-request for an AllowSelfAssign=no group is refused" self-notallowed.service "(none)"
+v=$(xattr "$cg/delegated.scope" user.test.marked)
+[ "$v" = "(none)" ] && ok "nothing of the group is written on the untrusted cgroup" \
+        || not_ok "nothing of the group is written on the untrusted cgroup" "user.test.marked=$v"
+check_stop "policyd exits 0" 5
+stop_fake
+
+# === 4. SetUnitProperties: none for a unit already right, one per unit that needs changes
+
+# SwapMax=1G and ZSwapMax=512M are both systemd properties, whatever this kernel has.
+cat > "$tmp/units" << EOF
+sp-right.service ControlGroup=$rel/sp-right.service Slice=sp.slice MemorySwapMax=1073741824 MemoryZSwapMax=536870912
+sp-two.service ControlGroup=$rel/sp-two.service Slice=sp.slice MemorySwapMax=infinity MemoryZSwapMax=infinity
+EOF
+mkdir "$cg/sp-right.service" "$cg/sp-two.service"
+rm -f /run/policy.d/*
+put /run/policy.d/sp.policy '[Match]\nSlice=sp.slice\n[Swap]\nSwapMax=1G\nZSwapMax=512M\n'
+start_fake
+start_policyd || not_ok "policyd starts" "$(policyd_log)"
+# Converged once the fake holds both values (it applies what it gets).
+for u in sp-right.service sp-two.service; do
+        wait_for 10 knows_cgroup "$u"
+done
+values_set() { grep -o "MemorySwapMax=1073741824\|MemoryZSwapMax=536870912" "$tmp/fake.log" | sort -u | wc -l; }
+wait_for 10 at_least 2 values_set
+sleep 0.3
+k=$(calls SetUnitProperties sp-right.service)
+[ "$k" = 0 ] && ok "a unit already at the wanted values gets no SetUnitProperties call" \
+        || not_ok "a unit already at the wanted values gets no SetUnitProperties call" "$k calls:" \
+                "$(grep "^SetUnitProperties sp-right" "$tmp/fake.log")"
+k=$(calls SetUnitProperties sp-two.service)
+line=$(grep "^SetUnitProperties sp-two.service" "$tmp/fake.log")
+if [ "$k" = 1 ] && grep -q "runtime=yes" <<< "$line" && grep -q "MemorySwapMax=1073741824" <<< "$line" \
+        && grep -q "MemoryZSwapMax=536870912" <<< "$line"; then
+        ok "a unit needing two properties gets one runtime SetUnitProperties carrying both"
+else
+        not_ok "a unit needing two properties gets one runtime SetUnitProperties carrying both" "$k calls:" "$line"
+fi
+grep -q "MemorySwapMax=1073741824" <<< "$line" && grep -q "MemoryZSwapMax=536870912" <<< "$line" \
+        && ok "the unit needing changes gets both values, at runtime" \
+        || not_ok "the unit needing changes gets both values, at runtime" "$line"
+
+# Converged: a reload re-reads both units and sends nothing more.
+before=$(grep -c ^SetUnitProperties "$tmp/fake.log")
+g=$(grep -c ^GetAll "$tmp/fake.log")
+"$policyctl" reload > /dev/null 2>&1
+wait_for 10 at_least $((g + 4)) grep -c ^GetAll "$tmp/fake.log" && "$policyctl" status > /dev/null
+sleep 0.3
+k=$(($(grep -c ^SetUnitProperties "$tmp/fake.log") - before))
+[ "$k" = 0 ] && ok "after a reload, converged units get no SetUnitProperties call" \
+        || not_ok "after a reload, converged units get no SetUnitProperties call" "$k calls" \
+                "$(grep ^SetUnitProperties "$tmp/fake.log")"
+check_stop "policyd exits 0" 5
+stop_fake
+
+# === 5. policyd follows systemd's signals (and the fake sends them)
+
+: > "$tmp/units"
+mkdir "$cg/new.scope" "$cg/moved.scope"
+rm -f /run/policy.d/*
+put /run/policy.d/many.policy '[Match]\nSlice=test.slice\n[Attributes]\nXAttr=user.test.many=1\n'
+start_fake
+start_policyd || not_ok "policyd starts" "$(policyd_log)"
+out=$(control AddUnit s "new.scope ControlGroup=$rel/new.scope Slice=test.slice" 2>&1) \
+        || not_ok "the fake adds a unit" "$out"
+wait_for 10 xattr_is "$cg/new.scope" user.policy.group many \
+        && ok "a unit started later (JobRemoved) is applied" \
+        || not_ok "a unit started later (JobRemoved) is applied" "$(cat "$tmp/fake.log")" "$(policyd_log)"
+# systemd announces a unit's state on the Unit interface; ActiveState is what
+# makes policyd read the unit again (here it finds a new cgroup).
+out=$(control SetProperty sss new.scope ControlGroup "$rel/moved.scope" 2>&1) \
+        || not_ok "the fake changes a property" "$out"
+out=$(control SetProperty sss new.scope ActiveState active 2>&1) || not_ok "the fake changes a property" "$out"
+wait_for 10 xattr_is "$cg/moved.scope" user.policy.group many \
+        && ok "after an ActiveState change (PropertiesChanged), policyd reads the unit again and applies its new cgroup" \
+        || not_ok "after an ActiveState change (PropertiesChanged), policyd reads the unit again and applies its new cgroup" \
+                "$(cat "$tmp/fake.log")" "$(policyd_log)"
+g=$(calls GetAll new.scope)
+out=$(busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" call org.freedesktop.systemd1 /org/freedesktop/systemd1 \
+        org.freedesktop.systemd1.Manager Reload 2>&1) || not_ok "the fake takes Reload" "$out"
+wait_for 10 at_least $((g + 2)) calls GetAll new.scope \
+        && ok "after systemd's Reloading signal, policyd reads its units again" \
+        || not_ok "after systemd's Reloading signal, policyd reads its units again" "$(cat "$tmp/fake.log")"
+check_stop "policyd exits 0" 5
+stop_fake
+
+# A unit file names a group, and the group changes: policyd must not run a
+# daemon-reload behind the administrator's back (issue 8, 1.3).
+mkdir "$cg/ufg.service"
+put "$tmp/ufg.service" '[Unit]\nPolicyGroup=ufg\n[Service]\nExecStart=/bin/true\n'
+echo "ufg.service ControlGroup=$rel/ufg.service Slice=system.slice FragmentPath=$tmp/ufg.service" > "$tmp/units"
+rm -f /run/policy.d/*
+put /run/policy.d/ufg.policy '[Attributes]\nXAttr=user.test.ufg=1\n'
+start_fake
+start_policyd || not_ok "policyd starts" "$(policyd_log)"
+wait_for 10 xattr_is "$cg/ufg.service" user.policy.group ufg \
+        && ok "a group named by PolicyGroup= in the unit's FragmentPath is applied" \
+        || not_ok "a group named by PolicyGroup= in the unit's FragmentPath is applied" "$(policyd_log)"
+put /run/policy.d/ufg.policy '[Attributes]\nXAttr=user.test.ufg=2\n'
+g=$(calls GetAll ufg.service)
+"$policyctl" reload > /dev/null 2>&1
+wait_for 10 at_least $((g + 2)) calls GetAll ufg.service && "$policyctl" status > /dev/null
+k=$(grep -c "^Reload " "$tmp/fake.log")
+if [ "$k" = 0 ]; then
+        ok "policyctl reload after a change to a unit-file group makes policyd call no daemon-reload"
+else
+        not_ok "policyctl reload after a change to a unit-file group makes policyd call no daemon-reload" \
+                "$k Reload calls"
+fi
+check_stop "policyd exits 0" 5
+stop_fake
+
+# === 6. The bus itself going away under calls in flight (last: it ends this bus)
+
+many_units
+rm -f /run/policy.d/*
+put /run/policy.d/many.policy '[Match]\nSlice=test.slice\n[Attributes]\nXAttr=user.test.many=1\n'
+start_fake --hold=GetAll
+start_policyd || not_ok "policyd starts" "$(policyd_log)"
+wait_for 10 at_least 32 grep -c ^GetAll "$tmp/fake.log"
+kill -9 "$bus_pid"; bus_pid=
+sleep "$slow"
+if kill -0 "$daemon_pid" 2> /dev/null; then
+        ok "the bus vanishing under calls in flight leaves policyd running"
+else
+        not_ok "the bus vanishing under calls in flight leaves policyd running" "$(tail -n 40 "$tmp/policyd.log")"
+fi
+check_stop "without a bus, SIGTERM makes policyd exit 0" 5
+stop_fake
+
+echo "1..$n"
+if [ $failures != 0 ]; then
+        echo "# policyd's last log:"
+        sed 's/^/# /' "$tmp/policyd.log" | tail -n 80
+        exit 1
+fi
+exit 0
