@@ -844,6 +844,29 @@ static void print_explain_text(const char *unit, const char *cgroup, const GPtrA
                 printf("\n! A parent cgroup caps the requested value: the kernel enforces the lower one.\n");
 }
 
+/* A unit may be named by an alias; policyd knows it by systemd's Id, as
+ * systemctl does. Anything else, or a unit systemd has not loaded, is
+ * passed on as it is. */
+static char *canonical_target(sd_bus *bus, const char *arg) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        g_autoptr(sd_bus_message) reply = NULL;
+        const char *path;
+        char *id = NULL;
+
+        if (arg[0] == '/' || strspn(arg, "0123456789") == strlen(arg) || !strchr(arg, '.'))
+                return g_strdup(arg);
+        if (sd_bus_call_method(bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+                               "org.freedesktop.systemd1.Manager", "GetUnit", &error, &reply, "s", arg) < 0 ||
+            sd_bus_message_read(reply, "o", &path) < 0 ||
+            sd_bus_get_property_string(bus, "org.freedesktop.systemd1", path, "org.freedesktop.systemd1.Unit", "Id",
+                                       &error, &id) < 0) {
+                sd_bus_error_free(&error);
+                return g_strdup(arg);
+        }
+        sd_bus_error_free(&error);
+        return id; /* malloc()ed, as g_free() takes it */
+}
+
 int verb_explain(int argc, char **argv) {
         g_autoptr(sd_bus) bus = NULL;
         g_autoptr(sd_bus_message) reply = NULL;
@@ -861,7 +884,8 @@ int verb_explain(int argc, char **argv) {
         code = connect_system_bus(&bus);
         if (code != EXIT_OK)
                 return code;
-        code = call(bus, "explain", POLICYD_BUS_INTERFACE, "Explain", &reply, "s", argv[1]);
+        g_autofree char *target = canonical_target(bus, argv[1]);
+        code = call(bus, "explain", POLICYD_BUS_INTERFACE, "Explain", &reply, "s", target);
         if (code != EXIT_OK)
                 return code;
 
@@ -913,7 +937,8 @@ static int assign_common(int argc, char **argv, bool assign) {
         code = connect_system_bus(&bus);
         if (code != EXIT_OK)
                 return code;
-        code = call(bus, verb, POLICYD_BUS_INTERFACE, assign ? "Assign" : "Unassign", NULL, "ss", argv[1], argv[2]);
+        g_autofree char *target = canonical_target(bus, argv[1]);
+        code = call(bus, verb, POLICYD_BUS_INTERFACE, assign ? "Assign" : "Unassign", NULL, "ss", target, argv[2]);
         if (code != EXIT_OK)
                 return code;
 

@@ -304,23 +304,19 @@ ConfFile *conf_parse_data(const char *path, const char *data, size_t size, Diagn
 }
 
 int conf_extract_words(const char *s, GPtrArray *words) {
+        g_autoptr(GPtrArray) found = g_ptr_array_new_with_free_func(g_free);
         const char *p = s;
 
         for (;;) {
                 while (*p && strchr(WHITESPACE, *p))
                         p++;
                 if (*p == '\0')
-                        return 0;
+                        break;
 
                 g_autoptr(GString) w = g_string_new(NULL);
                 char quote = 0;
                 for (; *p; p++) {
-                        if (*p == '\\') {
-                                /* The next byte as it is; a backslash at the end is an error. */
-                                if (p[1] == '\0')
-                                        return -EINVAL;
-                                g_string_append_c(w, *++p);
-                        } else if (quote) {
+                        if (quote) {
                                 if (*p == quote)
                                         quote = 0;
                                 else
@@ -330,12 +326,15 @@ int conf_extract_words(const char *s, GPtrArray *words) {
                         else if (strchr(WHITESPACE, *p))
                                 break;
                         else
-                                g_string_append_c(w, *p);
+                                g_string_append_c(w, *p); /* a backslash too: it escapes nothing */
                 }
                 if (quote)
-                        return -EINVAL;
-                g_ptr_array_add(words, g_string_free(g_steal_pointer(&w), FALSE));
+                        return -EINVAL; /* systemd drops the whole assignment */
+                g_ptr_array_add(found, g_string_free(g_steal_pointer(&w), FALSE));
         }
+        for (guint i = 0; i < found->len; i++)
+                g_ptr_array_add(words, g_strdup(g_ptr_array_index(found, i)));
+        return 0;
 }
 
 int read_full_file(const char *path, char **ret, size_t *ret_size) {

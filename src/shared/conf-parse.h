@@ -52,11 +52,11 @@ ConfFile *conf_parse_data(const char *path, const char *data, size_t size, Diagn
 /* systemd's utf8_is_valid(): RFC 3629 UTF-8 without non-characters. */
 bool conf_utf8_is_valid(const char *s, size_t n);
 
-/* Splits a value into words as systemd's extract_first_word() does with
- * EXTRACT_UNQUOTE, for its list settings (Documentation=): whitespace
- * separates, quotes group and go, a backslash takes the next byte as it is.
- * Appends each word to words (char*, owned); -EINVAL at an unbalanced quote
- * or a trailing backslash, keeping the words before it, as systemd does. */
+/* Splits a value into words as systemd 257 splits Documentation= (checked
+ * in the VM): whitespace separates, quotes group and go, adjacent quoted
+ * parts join, and a backslash is an ordinary character. Appends each word
+ * to words (char*, owned); -EINVAL at an unbalanced quote, appending
+ * nothing, since systemd then ignores the whole assignment. */
 int conf_extract_words(const char *s, GPtrArray *words);
 
 /* Reads and parses path. -errno when it cannot be read (with a diagnostic). */

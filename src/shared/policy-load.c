@@ -263,7 +263,8 @@ static bool documentation_url_valid(const char *url) {
 }
 
 /* Documentation=, as systemd reads it in a unit: words appended, empty
- * resets, invalid URLs dropped with a warning. No %-specifiers. */
+ * resets, invalid URLs dropped with a warning, an unbalanced quote drops
+ * the assignment. No %-specifiers. */
 static void parse_documentation(const ConfContext *ctx, const char *value, void *data) {
         GPtrArray *list = *(GPtrArray **) data;
         g_autoptr(GPtrArray) words = g_ptr_array_new_with_free_func(g_free);
@@ -272,11 +273,12 @@ static void parse_documentation(const ConfContext *ctx, const char *value, void 
                 g_ptr_array_set_size(list, 0);
                 return;
         }
-        if (conf_extract_words(value, words) < 0)
+        if (conf_extract_words(value, words) < 0) {
                 diagnostics_add(ctx->diags, DIAGNOSTIC_WARNING, ctx->file, ctx->line,
-                                "Invalid syntax in %s= (an unbalanced quote or a trailing backslash), ignoring "
-                                "the rest: %s",
-                                ctx->key, value);
+                                "Failed to parse %s= (an unbalanced quote), ignoring the assignment: %s", ctx->key,
+                                value);
+                return;
+        }
         for (guint i = 0; i < words->len; i++) {
                 const char *url = g_ptr_array_index(words, i);
                 if (documentation_url_valid(url))
