@@ -619,7 +619,8 @@ void target_apply(Target *t) {
 #define REFRESHES_IN_FLIGHT_MAX 32
 
 static void pump_refreshes(Manager *m) {
-        while (m->refreshes_in_flight < REFRESHES_IN_FLIGHT_MAX && !g_queue_is_empty(m->refresh_queue)) {
+        /* Without a bus the queue waits for the reconnect. */
+        while (m->bus && m->refreshes_in_flight < REFRESHES_IN_FLIGHT_MAX && !g_queue_is_empty(m->refresh_queue)) {
                 g_autofree char *key = g_queue_pop_head(m->refresh_queue);
                 Target *t = manager_find_target(m, key);
                 if (!t)
