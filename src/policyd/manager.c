@@ -44,6 +44,7 @@ static Target *target_free(Target *t) {
         g_free(t->fragment);
         g_strfreev(t->dropins);
         g_free(t->active_state);
+        g_free(t->no_space_logged);
         g_hash_table_unref(t->unit_properties);
         resolution_free(t->resolution);
         cgroup_record_free(t->record);
@@ -253,10 +254,7 @@ static void log_action(Target *t, const Action *a) {
                             a->target, strempty(a->old_value));
                 break;
         case ACTION_NO_SPACE:
-                log_context(LOG_WARNING, a->error, who, NULL, NULL, 0,
-                            "No room for xattr %s (%zu bytes): the cgroup's xattr limits are reached", a->target,
-                            a->new_value ? strlen(a->new_value) : 0);
-                break;
+                break; /* all of them in one message: log_no_space() */
         case ACTION_FAILED:
                 log_context(LOG_WARNING, a->error, who, NULL, NULL, 0, "Failed to write %s: %m", a->target);
                 break;
@@ -266,6 +264,38 @@ static void log_action(Target *t, const Action *a) {
         default:
                 break;
         }
+}
+
+/* One warning for every xattr that did not fit, naming the unit in its
+ * text too: a journal line per attribute helps nobody. */
+static void log_no_space(Target *t, const ApplyReport *report) {
+        g_autoptr(GString) names = g_string_new(NULL);
+        unsigned n = 0;
+        size_t bytes = 0;
+
+        for (guint i = 0; i < report->actions->len; i++) {
+                const Action *a = g_ptr_array_index(report->actions, i);
+                if (a->result != ACTION_NO_SPACE)
+                        continue;
+                if (n < 8)
+                        g_string_append_printf(names, "%s%s", n ? ", " : "", a->target);
+                n++;
+                bytes += a->new_value ? strlen(a->new_value) : 0;
+        }
+        if (n > 8)
+                g_string_append_printf(names, " and %u more", n - 8);
+        /* Once while it stays so: every refresh of the unit meets it again. */
+        if (streq_ptr(t->no_space_logged, n > 0 ? names->str : NULL))
+                return;
+        g_free(t->no_space_logged);
+        t->no_space_logged = n > 0 ? g_strdup(names->str) : NULL;
+        if (n == 0)
+                return;
+        const char *who = t->unit ? t->unit : t->cgroup;
+        log_context(LOG_WARNING, -ENOSPC, who, NULL, NULL, 0,
+                    "%s: %u extended attributes (%zu bytes) did not fit on %s, whose limits (128 user.* names, "
+                    "128 KiB of values) are reached: %s. The other settings are applied.",
+                    who, n, bytes, t->cgroup, names->str);
 }
 
 static PropertyRecord *find_property_record(Target *t, const char *property) {
@@ -595,6 +625,7 @@ void target_apply(Target *t) {
                                          &hooks, report);
         for (guint i = 0; i < report->actions->len; i++)
                 log_action(t, g_ptr_array_index(report->actions, i));
+        log_no_space(t, report);
         if (errno_is_vanished(k)) {
                 log_context(LOG_DEBUG, k, who, NULL, NULL, 0, "cgroup %s vanished", t->cgroup);
                 forget_cgroup_record(t);

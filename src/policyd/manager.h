@@ -52,6 +52,7 @@ typedef struct Target {
         GHashTable *relied_properties;
         GPtrArray *last_report;      /* Action* of the last apply, for explain */
 
+        char *no_space_logged;       /* the xattrs last reported as not fitting */
         bool needs_daemon_reload;    /* a group its unit file names changed since systemd last ran the generator */
         unsigned refresh_generation; /* drops replies of superseded refreshes */
         bool refresh_queued;
