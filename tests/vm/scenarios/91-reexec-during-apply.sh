@@ -19,6 +19,7 @@ slice=$cg$(dirname "$(unit_cgroup "${units[0]}")")
 dirs=("${units[@]/#/$slice/}")
 pgt_policy pgt-reexec '[PolicyGroup]\n[Match]\nSlice=pgt-reexec.slice\n[Swap]\nSwapMax=40M\nSwapHigh=20M\n'
 
+echo "started the units ($SECONDS s into the scenario)"
 start_policyd
 pid=$(systemctl show -P MainPID policyd.service)
 reexeced=
@@ -42,3 +43,4 @@ assert_eq "memory.swap.high 20M" "$n" "$(count_file memory.swap.high 20971520 "$
 assert_eq "policyd's MainPID (no crash, no restart)" "$pid" "$(systemctl show -P MainPID policyd.service)"
 policyctl status >/dev/null || fail "policyctl status failed after daemon-reexec"
 echo "ok: policyd answers"
+echo "done ($SECONDS s into the scenario)"

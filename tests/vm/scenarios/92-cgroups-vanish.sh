@@ -19,6 +19,7 @@ slice=$cg$(dirname "$(unit_cgroup "${stay[0]}")")
 dirs=("${stay[@]/#/$slice/}")
 pgt_policy pgt-vanish '[PolicyGroup]\n[Match]\nSlice=pgt-vanish.slice\n[Swap]\nSwapMax=40M\nSwapHigh=20M\n[Attributes]\nXAttr=user.slo.class=vanish\n'
 
+echo "started the units ($SECONDS s into the scenario)"
 start_policyd
 stopped=
 for _ in $(seq 1 1200); do
@@ -55,3 +56,4 @@ journalctl --sync
 noise=$(journalctl -b _SYSTEMD_UNIT=policyd.service --since "$since" -p warning --no-pager -o cat)
 [[ -z $noise ]] || fail "policyd logged at warning level or above: $(head -n 20 <<<"$noise")"
 echo "ok: nothing at warning level or above from policyd"
+echo "done ($SECONDS s into the scenario)"
