@@ -350,6 +350,54 @@ out=$("$policyctl" --json reload 2> /dev/null); rc=$?
 [ $rc = 0 ] && [ -z "$out" ] && ok "reload --json prints nothing on success" \
         || not_ok "reload --json prints nothing on success" "exit $rc" "$out"
 
+# --- every kind of bad argument, with policyd running: a message on stderr
+# and the exit code of EXIT STATUS in policyctl(1). Usage errors (2) are
+# found before any call; what policyd refuses is 1; a change by a user
+# other than root is 4, whatever its arguments.
+expect "show with two groups exits 2" 2 "show needs one argument" "$policyctl" show alpha beta
+expect "explain without a target exits 2" 2 "explain needs one argument" "$policyctl" explain
+expect "explain with two targets exits 2" 2 "explain needs one argument" "$policyctl" explain "$child" "$child"
+expect "assign without arguments exits 2" 2 "assign needs two arguments" "$policyctl" assign
+expect "assign with three arguments exits 2" 2 "assign needs two arguments" "$policyctl" assign "$child" alpha beta
+expect "unassign with one argument exits 2" 2 "unassign needs two arguments" "$policyctl" unassign "$child"
+expect "unassign with three arguments exits 2" 2 "unassign needs two arguments" "$policyctl" unassign "$child" a b
+expect "reload with an argument exits 2" 2 "reload takes no arguments" "$policyctl" reload now
+expect "--root with assign exits 2" 2 "^--root is for the offline commands.*'assign'" \
+        "$policyctl" --root / assign "$child" alpha
+expect "--root with reload exits 2" 2 "^--root is for the offline commands.*'reload'" "$policyctl" reload --root=/
+expect "--root with show exits 2" 2 "^--root is for the offline commands.*'show'" "$policyctl" --root=/ show alpha
+expect "an unknown option with an online command exits 2" 2 "unrecognized option '--force'" \
+        "$policyctl" assign --force "$child" alpha
+for target in .. /.. "${child}/.." "${child}/../.." /./x //x "$child/" "$cgroot$child" "a/../b.service" \
+        '*.service' "$(printf 'x\ty.service')" 0 99999999999999999999 0x10; do
+        expect "explain '$target' exits 1 with policyd's message" 1 "is not a unit name, a cgroup path or a PID|does not manage|No process" \
+                "$policyctl" explain "$target"
+        expect "assign '$target' exits 1 and assigns nothing" 1 "is not a unit name, a cgroup path|No cgroup|No process" \
+                "$policyctl" assign "$target" alpha
+done
+expect "explain of a PID that does not exist exits 1" 1 "^No process 2147483647\.$" "$policyctl" explain 2147483647
+expect "assign of a PID that does not exist exits 1" 1 "^No process 2147483647\.$" "$policyctl" assign 2147483647 alpha
+expect "unassign from a group that is not loaded exits 1" 1 "is not in group 'nosuch'" \
+        "$policyctl" unassign "$child" nosuch
+long=$(head -c 100000 /dev/zero | tr '\0' a)
+expect "explain of a 100 kB unit name exits 1" 1 "is not a unit name|does not manage" "$policyctl" explain "$long.service"
+# systemd's unit names have at most 255 characters and no spaces: such a
+# name can never run, so an assignment of it is a mistake (or an attack on
+# /run/policyd), not a plan for later.
+expect "assign of a 100 kB unit name exits 1" 1 "is not a unit name" "$policyctl" assign "$long.service" alpha
+expect "assign of a unit name with a space exits 1" 1 "is not a unit name" "$policyctl" assign "a b.service" alpha
+grep -qF -e "$long" -e "a b.service" "$POLICYD_STATE_DIRECTORY/assignments" \
+        && not_ok "no assignment of an invalid unit name is kept" "$(cut -c1-200 "$POLICYD_STATE_DIRECTORY/assignments")" \
+        || ok "no assignment of an invalid unit name is kept"
+if as_nobody "$policyctl" --version > /dev/null 2>&1; then
+        expect "assign of a malformed target by an unprivileged user exits 4" 4 "^Permission denied" \
+                policyctl_nobody assign /.. alpha
+        expect "unassign from a group that is not loaded, by an unprivileged user, exits 4" 4 "^Permission denied" \
+                policyctl_nobody unassign "$child" nosuch
+        expect "a usage error by an unprivileged user is still 2" 2 "assign needs two arguments" \
+                policyctl_nobody assign alpha
+fi
+
 # --- a hung daemon, then none
 kill -STOP "$daemon_pid"
 start=$(date +%s)

@@ -68,6 +68,47 @@ expect_rc "unknown option exits 2" 2 "$policyctl" --frob list
 expect_rc "--root that is not a directory exits 2" 2 "$policyctl" --root "$tmp/none" list
 expect_rc "--help exits 0" 0 "$policyctl" --help
 
+# --- every kind of bad argument: a message on stderr, nothing on stdout,
+# and the exit code of EXIT STATUS in policyctl(1)
+bad() { # name, expected rc, stderr pattern (grep -E), arguments…
+        local name=$1 want=$2 pattern=$3; shift 3
+        local out err rc
+        out=$("$policyctl" "$@" 2> "$tmp/stderr"); rc=$?
+        err=$(cat "$tmp/stderr")
+        if [ "$rc" != "$want" ]; then
+                not_ok "$name" "exit $rc, wanted $want" "stdout: $out" "stderr: $err"
+        elif [ -n "$out" ]; then
+                not_ok "$name" "printed on stdout: $out"
+        elif ! grep -qE -- "$pattern" <<< "$err"; then
+                not_ok "$name" "stderr does not match /$pattern/:" "$err"
+        else
+                ok "$name"
+        fi
+}
+put plain-file 'not a directory\n'
+bad "unknown command, in another case" 2 "Unknown command 'VERIFY'" VERIFY
+bad "empty command" 2 "Unknown command ''" ''
+bad "unknown short option" 2 "invalid option|unrecognized option" -x list
+bad "unknown option after the command" 2 "unrecognized option '--frob'" list --frob
+bad "--json alone is no command" 2 "No command given" --json
+bad "--root without a value" 2 "'--root' requires an argument" --root
+bad "--root= empty" 2 "--root= needs a directory" --root= list
+bad "--root naming a file" 2 "--root=$tmp/plain-file: not a directory" --root "$tmp/plain-file" list
+bad "--root that does not exist, for verify" 2 "not a directory" --root "$tmp/none" verify
+bad "list with an argument" 2 "list takes no arguments" list extra
+bad "parse without a file" 2 "parse" parse
+bad "cat-config of a group that is not there" 1 "No policy group 'nosuch' found" cat-config nosuch
+bad "cat-config of a path-like group name" 1 "No policy group '\.\./\.\./etc/passwd' found" cat-config ../../etc/passwd
+# verify and parse print the problems they find on stdout: they are the result.
+out=$("$policyctl" verify "$tmp/nope.policy" 2>&1); rc=$?
+[ $rc = 1 ] && grep -qF "$tmp/nope.policy: error: Cannot access" <<< "$out" \
+        && ok "verify of a file that does not exist names it, exits 1" \
+        || not_ok "verify of a file that does not exist names it, exits 1" "exit $rc" "$out"
+out=$("$policyctl" parse "$tmp/nope.service" 2>&1); rc=$?
+[ $rc = 1 ] && grep -qF "$tmp/nope.service: error:" <<< "$out" \
+        && ok "parse of a file that does not exist names it, exits 1" \
+        || not_ok "parse of a file that does not exist names it, exits 1" "exit $rc" "$out"
+
 # --- a root tree with all four directories
 r=$tmp/root
 put root/usr/lib/policy.d/a.policy '[PolicyGroup]\nDescription=vendor a\nPriority=1\n'

@@ -10,10 +10,10 @@ cg=/sys/fs/cgroup
 # Everything a scenario made goes, and policyd forgets its records, so the
 # next scenario starts from nothing.
 pgt_cleanup() {
-        local u
-        for u in $(systemctl list-units --all --plain --no-legend 'pgt-*' | awk '{ print $1 }'); do
-                systemctl stop "$u" 2>/dev/null || true
-        done
+        local units
+        # One call for all: the storm scenarios leave hundreds.
+        mapfile -t units < <(systemctl list-units --all --plain --no-legend 'pgt-*' | awk '{ print $1 }')
+        (( ${#units[@]} == 0 )) || systemctl stop "${units[@]}" 2>/dev/null || true
         systemctl stop policyd.service 2>/dev/null || true
         rm -rf /etc/policy.d/pgt-* /etc/systemd/system/pgt-* /run/systemd/system.control/pgt-* /run/policyd/*
         systemctl daemon-reload
@@ -72,4 +72,70 @@ unit_cgroup() {
 # What policyd logged since the scenario began.
 policyd_log() {
         journalctl -b -u policyd.service --since "$since" --no-pager -o cat
+}
+
+# kill_policyd: SIGKILL policyd.service's main process, on purpose. The
+# runner's crash check fails a scenario in which policyd was killed by a
+# signal; this tells it that this one kill was deliberate.
+kill_policyd() {
+        local pid
+        pid=$(systemctl show -P MainPID policyd.service)
+        [[ $pid != 0 ]] || fail "policyd is not running: nothing to kill"
+        echo "SIGKILL $pid" >> /run/pg-vm/deliberate-kills
+        kill -KILL "$pid"
+        echo "killed policyd ($pid) with SIGKILL"
+}
+
+# wait_long SECONDS DESCRIPTION CMD...: wait_for with a longer limit, for
+# what grows with the number of units.
+wait_long() {
+        local limit=$1 what=$2 start=$SECONDS out
+        shift 2
+        until out=$("$@" 2>&1); do
+                (( SECONDS - start < limit )) || fail "timed out after $limit s waiting for: $what${out:+ ($out)}"
+                sleep 0.5
+        done
+        echo "ok: $what (after $((SECONDS - start)) s)"
+}
+
+# Counts over many units at once, one process each, for the storm
+# scenarios (9x-*.sh): a process per unit is too slow under TCG.
+# count_xattr NAME VALUE DIR...: how many DIRs carry NAME=VALUE.
+count_xattr() {
+        local name=$1 value=$2
+        shift 2
+        getfattr --absolute-names -n "$name" "$@" 2>/dev/null | grep -cxF "$name=\"$value\"" || true
+}
+
+# count_no_xattr NAME DIR...: how many DIRs do not carry NAME.
+count_no_xattr() {
+        local name=$1 have
+        shift
+        have=$(getfattr --absolute-names -n "$name" "$@" 2>/dev/null | grep -c "^$name=" || true)
+        echo $(( $# - have ))
+}
+
+# count_file FILE VALUE DIR...: how many DIR/FILE hold VALUE.
+count_file() {
+        local file=$1 value=$2 d
+        shift 2
+        for d in "$@"; do echo "$d/$file"; done | xargs cat 2>/dev/null | grep -cxF "$value" || true
+}
+
+# count_prop PROPERTY VALUE UNIT...: how many UNITs have PROPERTY=VALUE.
+count_prop() {
+        local prop=$1 value=$2
+        shift 2
+        systemctl show -p "$prop" "$@" | grep -cxF "$prop=$value" || true
+}
+
+# all_are N CMD...: CMD prints N (for wait_long, which shows the last
+# count when it gives up).
+all_are() {
+        local n=$1 got
+        shift
+        got=$("$@")
+        [[ $got == "$n" ]] && return 0
+        echo "$got of $n"
+        return 1
 }
