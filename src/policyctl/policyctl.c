@@ -78,29 +78,36 @@ static void print_diagnostics(const Diagnostics *d, FILE *f) {
         }
 }
 
+/* {"file":…,"line":…,"severity":…,"message":…}; without "file" where the
+ * object sits under its file already. */
+static void append_diagnostic_json(GString *out, const Diagnostic *diag, bool with_file) {
+        g_string_append_c(out, '{');
+        if (with_file) {
+                json_append_key(out, "file");
+                json_append_string(out, diag->file);
+                g_string_append_c(out, ',');
+        }
+        json_append_key(out, "line");
+        if (diag->line > 0)
+                g_string_append_printf(out, "%u", diag->line);
+        else
+                g_string_append(out, "null");
+        g_string_append_c(out, ',');
+        json_append_key(out, "severity");
+        json_append_string(out, diagnostic_severity_to_string(diag->severity));
+        g_string_append_c(out, ',');
+        json_append_key(out, "message");
+        json_append_string(out, diag->message);
+        g_string_append_c(out, '}');
+}
+
 static void print_diagnostics_json(const Diagnostics *d) {
         g_autoptr(GString) out = g_string_new("[");
 
         for (guint i = 0; i < d->items->len; i++) {
-                const Diagnostic *diag = g_ptr_array_index(d->items, i);
                 if (i > 0)
                         g_string_append_c(out, ',');
-                g_string_append_c(out, '{');
-                json_append_key(out, "file");
-                json_append_string(out, diag->file);
-                g_string_append_c(out, ',');
-                json_append_key(out, "line");
-                if (diag->line > 0)
-                        g_string_append_printf(out, "%u", diag->line);
-                else
-                        g_string_append(out, "null");
-                g_string_append_c(out, ',');
-                json_append_key(out, "severity");
-                json_append_string(out, diagnostic_severity_to_string(diag->severity));
-                g_string_append_c(out, ',');
-                json_append_key(out, "message");
-                json_append_string(out, diag->message);
-                g_string_append_c(out, '}');
+                append_diagnostic_json(out, g_ptr_array_index(d->items, i), true);
         }
         g_string_append(out, "]\n");
         fputs(out->str, stdout);
@@ -270,18 +277,9 @@ static void parse_append_json(GString *out, const char *path, const ConfFile *f,
         }
         g_string_append(out, "],\"diagnostics\":[");
         for (guint i = 0; i < diags->items->len; i++) {
-                const Diagnostic *diag = g_ptr_array_index(diags->items, i);
-                g_string_append(out, i ? ",{" : "{");
-                if (diag->line > 0)
-                        g_string_append_printf(out, "\"line\":%u,", diag->line);
-                else
-                        g_string_append(out, "\"line\":null,");
-                json_append_key(out, "severity");
-                json_append_string(out, diagnostic_severity_to_string(diag->severity));
-                g_string_append_c(out, ',');
-                json_append_key(out, "message");
-                json_append_string(out, diag->message);
-                g_string_append_c(out, '}');
+                if (i > 0)
+                        g_string_append_c(out, ',');
+                append_diagnostic_json(out, g_ptr_array_index(diags->items, i), false);
         }
         g_string_append(out, "]}");
 }
