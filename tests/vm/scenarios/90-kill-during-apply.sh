@@ -29,6 +29,9 @@ cleanup() {
         [[ -n $monitor ]] && kill "$monitor" 2>/dev/null
         [[ -n $watcher ]] && kill "$watcher" 2>/dev/null
         rm -rf "$tmp"
+        # policyd first: else it reads each of the 300 units again as they
+        # stop, which doubled the time of the cleanup.
+        systemctl stop policyd.service
         pgt_cleanup
 }
 trap cleanup EXIT
