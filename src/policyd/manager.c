@@ -19,6 +19,7 @@
 #include "state-store.h"
 #include "systemd-watch.h"
 #include "unit-file.h"
+#include "unit-lookup.h"
 #include "util.h"
 
 DEFINE_FREE_NOTIFY(resolution_free, Resolution)
@@ -782,8 +783,10 @@ int manager_resolve_target_argument(Manager *m, const char *arg, char **ret_key,
         } else if (arg[0] == '/') {
                 cgroup = g_strdup(arg);
         } else {
-                const char *why = NULL;
-                if (!unit_type_has_cgroup(arg) || validate_glob(arg, &why) < 0 || strpbrk(arg, "*?[/"))
+                /* systemd's own rules (length, characters, type): a name it
+                 * would never accept is never stored. Templates have no cgroup. */
+                UnitNameKind kind = unit_name_kind(arg);
+                if (!unit_type_has_cgroup(arg) || (kind != UNIT_NAME_PLAIN && kind != UNIT_NAME_INSTANCE))
                         return -EINVAL;
                 *ret_key = g_strdup(arg);
                 Target *t = manager_find_target(m, arg);
