@@ -97,8 +97,8 @@ static const Membership *find_membership(const Resolution *r, const char *group)
         return NULL;
 }
 
-static GPtrArray *sorted_targets(Manager *m) {
-        GPtrArray *keys = hash_table_keys(m->targets);
+static GPtrArray *sorted_subject_keys(Manager *m) {
+        GPtrArray *keys = hash_table_keys(m->subjects);
         g_ptr_array_sort(keys, strcmp_ptr);
         return keys;
 }
@@ -106,7 +106,7 @@ static GPtrArray *sorted_targets(Manager *m) {
 static int method_list_members(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         g_autoptr(sd_bus_message) reply = NULL;
-        g_autoptr(GPtrArray) keys = sorted_targets(m);
+        g_autoptr(GPtrArray) keys = sorted_subject_keys(m);
         const char *group;
         int r;
 
@@ -123,11 +123,11 @@ static int method_list_members(sd_bus_message *msg, void *userdata, sd_bus_error
         if (r < 0)
                 return r;
         for (guint i = 0; i < keys->len; i++) {
-                const Target *t = g_hash_table_lookup(m->targets, g_ptr_array_index(keys, i));
-                const Membership *mb = find_membership(t->resolution, group);
+                const Subject *s = g_hash_table_lookup(m->subjects, g_ptr_array_index(keys, i));
+                const Membership *mb = find_membership(s->resolution, group);
                 if (!mb)
                         continue;
-                r = sd_bus_message_append(reply, "(sss)", strempty(t->unit), strempty(t->cgroup),
+                r = sd_bus_message_append(reply, "(sss)", strempty(s->unit), strempty(s->cgroup),
                                           membership_source_to_string(mb->source));
                 if (r < 0)
                         return r;
@@ -266,22 +266,22 @@ static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *err
         if (r < 0)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
                                          "'%s' is not a unit name, a cgroup path or a PID.", arg);
-        Target *t = manager_find_target(m, key);
-        if (!t || !t->resolution)
+        Subject *s = manager_find_subject(m, key);
+        if (!s || !s->resolution)
                 return sd_bus_error_setf(error, POLICYD_ERROR_NO_SUCH_TARGET,
                                          "policyd does not manage '%s': it is not a running unit with a cgroup, "
                                          "nor a cgroup assigned at runtime.",
                                          arg);
-        const Resolution *res = t->resolution;
+        const Resolution *res = s->resolution;
 
-        r = cgroup_plan_build(res, m->facts, t->unit ? PLAN_SYSTEMD_MANAGED : 0, &plan);
+        r = cgroup_plan_build(res, m->facts, s->unit ? PLAN_SYSTEMD_MANAGED : 0, &plan);
         if (r < 0)
                 return r;
 
         r = sd_bus_message_new_method_return(msg, &reply);
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(reply, "ss", strempty(t->unit), strempty(t->cgroup));
+        r = sd_bus_message_append(reply, "ss", strempty(s->unit), strempty(s->cgroup));
         if (r < 0)
                 return r;
 
@@ -337,13 +337,13 @@ static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *err
                 }
 
                 if (item->backend == BACKEND_XATTR)
-                        effective = read_xattr_value(m->cgroup_root, t->cgroup, item->target);
+                        effective = read_xattr_value(m->cgroup_root, s->cgroup, item->target);
                 else if (kernel_file_of(item)) {
                         const char *file = kernel_file_of(item);
                         g_autofree char *want = kernel_spelling(item);
-                        g_autofree char *raw = read_cgroup_value(m->cgroup_root, t->cgroup, file);
+                        g_autofree char *raw = read_cgroup_value(m->cgroup_root, s->cgroup, file);
                         effective = human_value(raw);
-                        note = parent_cap_note(m->cgroup_root, t->cgroup, file, want);
+                        note = parent_cap_note(m->cgroup_root, s->cgroup, file, want);
                         if (!note && raw && want && !streq(raw, want) && !streq(file, "cpuset.mems.effective"))
                                 note = g_strdup_printf("the kernel has %s, not the %s requested", raw, want);
                 }
@@ -355,7 +355,7 @@ static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *err
                         return r;
         }
 
-        if (t->needs_daemon_reload) {
+        if (s->needs_daemon_reload) {
                 r = append_knob_row(reply, "exec-time settings", NULL, NULL, BACKEND_EXEC_TIME, NULL, NULL,
                                     "stale: a group the unit file names changed; run 'systemctl daemon-reload' "
                                     "and restart the unit");
@@ -424,19 +424,19 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         return sd_bus_reply_method_return(msg, NULL);
 }
 
-static void json_target(GString *out, const Target *t) {
+static void json_subject(GString *out, const Subject *s) {
         g_string_append_c(out, '{');
         json_append_key(out, "unit");
-        json_append_string(out, t->unit);
+        json_append_string(out, s->unit);
         g_string_append_c(out, ',');
         json_append_key(out, "cgroup");
-        json_append_string(out, t->cgroup);
+        json_append_string(out, s->cgroup);
         g_string_append_c(out, ',');
         json_append_key(out, "active_state");
-        json_append_string(out, t->active_state);
+        json_append_string(out, s->active_state);
         g_string_append(out, ",\"groups\":[");
-        for (guint i = 0; t->resolution && i < t->resolution->memberships->len; i++) {
-                const Membership *mb = g_ptr_array_index(t->resolution->memberships, i);
+        for (guint i = 0; s->resolution && i < s->resolution->memberships->len; i++) {
+                const Membership *mb = g_ptr_array_index(s->resolution->memberships, i);
                 g_string_append_printf(out, "%s{\"group\":", i ? "," : "");
                 json_append_string(out, mb->group);
                 g_string_append(out, ",\"source\":");
@@ -444,8 +444,8 @@ static void json_target(GString *out, const Target *t) {
                 g_string_append_c(out, '}');
         }
         g_string_append(out, "],\"written\":[");
-        for (guint i = 0; t->record && i < t->record->items->len; i++) {
-                const AppliedItem *a = g_ptr_array_index(t->record->items, i);
+        for (guint i = 0; s->record && i < s->record->items->len; i++) {
+                const AppliedItem *a = g_ptr_array_index(s->record->items, i);
                 g_string_append_printf(out, "%s{\"target\":", i ? "," : "");
                 json_append_string(out, a->target);
                 g_string_append(out, ",\"previous\":");
@@ -455,8 +455,8 @@ static void json_target(GString *out, const Target *t) {
                 g_string_append_c(out, '}');
         }
         g_string_append(out, "],\"properties\":[");
-        for (guint i = 0; i < t->property_records->len; i++) {
-                const PropertyRecord *p = g_ptr_array_index(t->property_records, i);
+        for (guint i = 0; i < s->property_records->len; i++) {
+                const PropertyRecord *p = g_ptr_array_index(s->property_records, i);
                 g_string_append_printf(out, "%s{\"property\":", i ? "," : "");
                 json_append_string(out, p->property);
                 g_string_append(out, ",\"previous\":");
@@ -472,7 +472,7 @@ static int method_dump(sd_bus_message *msg, void *userdata, sd_bus_error *error)
         Manager *m = userdata;
         g_autoptr(GString) out = g_string_new("{");
         g_autoptr(GPtrArray) names = policy_set_sorted_names(m->policies);
-        g_autoptr(GPtrArray) keys = sorted_targets(m);
+        g_autoptr(GPtrArray) keys = sorted_subject_keys(m);
 
         g_string_append_printf(out, "\"version\":\"%s\",\"dry_run\":%s,\"cgroup_root\":", PROJECT_VERSION,
                                m->dry_run ? "true" : "false");
@@ -501,7 +501,7 @@ static int method_dump(sd_bus_message *msg, void *userdata, sd_bus_error *error)
         for (guint i = 0; i < keys->len; i++) {
                 if (i)
                         g_string_append_c(out, ',');
-                json_target(out, g_hash_table_lookup(m->targets, g_ptr_array_index(keys, i)));
+                json_subject(out, g_hash_table_lookup(m->subjects, g_ptr_array_index(keys, i)));
         }
         g_string_append(out, "]}\n");
         return sd_bus_reply_method_return(msg, "s", out->str);
@@ -529,19 +529,19 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
                 unsigned n = 0;
                 GHashTableIter it;
                 gpointer value;
-                g_hash_table_iter_init(&it, m->targets);
+                g_hash_table_iter_init(&it, m->subjects);
                 while (g_hash_table_iter_next(&it, NULL, &value))
-                        n += ((const Target *) value)->needs_daemon_reload;
+                        n += ((const Subject *) value)->needs_daemon_reload;
                 return sd_bus_message_append(reply, "u", n);
         }
         if (streq(property, "NMembers")) {
                 unsigned n = 0;
                 GHashTableIter it;
                 gpointer value;
-                g_hash_table_iter_init(&it, m->targets);
+                g_hash_table_iter_init(&it, m->subjects);
                 while (g_hash_table_iter_next(&it, NULL, &value)) {
-                        const Target *t = value;
-                        n += t->resolution && t->resolution->memberships->len > 0;
+                        const Subject *s = value;
+                        n += s->resolution && s->resolution->memberships->len > 0;
                 }
                 return sd_bus_message_append(reply, "u", n);
         }
@@ -629,7 +629,7 @@ void bus_api_emit_reloaded(Manager *m) {
                                                       "DryRun", NULL);
 }
 
-void bus_api_emit_membership_changed(Manager *m, const Target *t, const Resolution *r) {
+void bus_api_emit_membership_changed(Manager *m, const Subject *s, const Resolution *r) {
         g_autoptr(sd_bus_message) signal = NULL;
 
         if (!m->bus)
@@ -637,7 +637,7 @@ void bus_api_emit_membership_changed(Manager *m, const Target *t, const Resoluti
         if (sd_bus_message_new_signal(m->bus, &signal, POLICYD_BUS_PATH, POLICYD_BUS_INTERFACE,
                                       "MembershipChanged") < 0)
                 return;
-        if (sd_bus_message_append(signal, "ss", strempty(t->unit), strempty(t->cgroup)) < 0)
+        if (sd_bus_message_append(signal, "ss", strempty(s->unit), strempty(s->cgroup)) < 0)
                 return;
         if (sd_bus_message_open_container(signal, 'a', "s") < 0)
                 return;

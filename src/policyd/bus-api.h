@@ -12,4 +12,4 @@ int bus_api_attach(Manager *m);
 /* PropertiesChanged for what a reload changes. */
 void bus_api_emit_reloaded(Manager *m);
 
-void bus_api_emit_membership_changed(Manager *m, const Target *t, const Resolution *r);
+void bus_api_emit_membership_changed(Manager *m, const Subject *s, const Resolution *r);

@@ -32,72 +32,72 @@ static void ptr_array_destroy(gpointer p) {
         g_ptr_array_unref(p);
 }
 
-/* ---- targets ---- */
+/* ---- subjects ---- */
 
-static Target *target_free(Target *t) {
-        if (!t)
+static Subject *subject_free(Subject *s) {
+        if (!s)
                 return NULL;
-        g_free(t->unit);
-        g_free(t->object_path);
-        g_free(t->cgroup);
-        g_free(t->slice);
-        g_free(t->user);
-        g_free(t->fragment);
-        g_strfreev(t->dropins);
-        g_free(t->active_state);
-        g_free(t->no_space_logged);
-        g_hash_table_unref(t->unit_properties);
-        resolution_free(t->resolution);
-        cgroup_record_free(t->record);
-        g_ptr_array_unref(t->property_records);
-        g_hash_table_unref(t->relied_properties);
-        if (t->last_report)
-                g_ptr_array_unref(t->last_report);
-        g_free(t);
+        g_free(s->unit);
+        g_free(s->object_path);
+        g_free(s->cgroup);
+        g_free(s->slice);
+        g_free(s->user);
+        g_free(s->fragment);
+        g_strfreev(s->dropins);
+        g_free(s->active_state);
+        g_free(s->no_space_logged);
+        g_hash_table_unref(s->unit_properties);
+        resolution_free(s->resolution);
+        cgroup_record_free(s->record);
+        g_ptr_array_unref(s->property_records);
+        g_hash_table_unref(s->relied_properties);
+        if (s->last_report)
+                g_ptr_array_unref(s->last_report);
+        g_free(s);
         return NULL;
 }
-DEFINE_FREE_NOTIFY(target_free, Target)
+DEFINE_FREE_NOTIFY(subject_free, Subject)
 
-static const char *target_key(const Target *t) {
-        return t->unit ? t->unit : t->cgroup;
+static const char *subject_key(const Subject *s) {
+        return s->unit ? s->unit : s->cgroup;
 }
 
-/* Creates a target and adopts what an earlier run recorded for it. */
-static Target *target_new(Manager *m, const char *unit, const char *cgroup) {
-        Target *t = g_new0(Target, 1);
-        t->manager = m;
-        t->unit = g_strdup(unit);
-        t->cgroup = g_strdup(cgroup);
-        t->unit_properties = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-        t->property_records = g_ptr_array_new_with_free_func(property_record_destroy);
-        t->relied_properties = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+/* Creates a subject and adopts what an earlier run recorded for it. */
+static Subject *subject_new(Manager *m, const char *unit, const char *cgroup) {
+        Subject *s = g_new0(Subject, 1);
+        s->manager = m;
+        s->unit = g_strdup(unit);
+        s->cgroup = g_strdup(cgroup);
+        s->unit_properties = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        s->property_records = g_ptr_array_new_with_free_func(property_record_destroy);
+        s->relied_properties = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 
-        const char *key = target_key(t);
-        if (state_load_cgroup_record(m->state_dir, key, &t->record) < 0)
-                t->record = NULL;
-        (void) state_load_property_records(m->state_dir, key, t->property_records);
+        const char *key = subject_key(s);
+        if (state_load_cgroup_record(m->state_dir, key, &s->record) < 0)
+                s->record = NULL;
+        (void) state_load_property_records(m->state_dir, key, s->property_records);
         if (unit)
-                (void) sd_bus_path_encode("/org/freedesktop/systemd1/unit", unit, &t->object_path);
+                (void) sd_bus_path_encode("/org/freedesktop/systemd1/unit", unit, &s->object_path);
 
-        g_hash_table_insert(m->targets, g_strdup(key), t);
-        return t;
+        g_hash_table_insert(m->subjects, g_strdup(key), s);
+        return s;
 }
 
-Target *manager_find_target(Manager *m, const char *key) {
-        return key ? g_hash_table_lookup(m->targets, key) : NULL;
+Subject *manager_find_subject(Manager *m, const char *key) {
+        return key ? g_hash_table_lookup(m->subjects, key) : NULL;
 }
 
-void manager_save_target(Manager *m, Target *t) {
+void manager_save_subject(Manager *m, Subject *s) {
         int r;
 
         if (m->dry_run)
                 return;
-        r = state_save_cgroup_record(m->state_dir, target_key(t), t->record);
+        r = state_save_cgroup_record(m->state_dir, subject_key(s), s->record);
         if (r < 0)
-                log_context(LOG_WARNING, r, t->unit, NULL, NULL, 0, "Failed to save what was applied: %m");
-        r = state_save_property_records(m->state_dir, target_key(t), t->property_records);
+                log_context(LOG_WARNING, r, s->unit, NULL, NULL, 0, "Failed to save what was applied: %m");
+        r = state_save_property_records(m->state_dir, subject_key(s), s->property_records);
         if (r < 0)
-                log_context(LOG_WARNING, r, t->unit, NULL, NULL, 0, "Failed to save the properties set: %m");
+                log_context(LOG_WARNING, r, s->unit, NULL, NULL, 0, "Failed to save the properties set: %m");
 }
 
 /* ---- gathering a candidate (the I/O edge of resolution) ---- */
@@ -174,18 +174,18 @@ static GPtrArray *groups_for(GHashTable *table, const char *a, const char *b) {
         return out;
 }
 
-static void gather_candidate(Target *t, CandidateData *d) {
-        Manager *m = t->manager;
-        g_autofree char *path = g_build_filename(m->cgroup_root, t->cgroup, NULL);
+static void gather_candidate(Subject *s, CandidateData *d) {
+        Manager *m = s->manager;
+        g_autofree char *path = g_build_filename(m->cgroup_root, s->cgroup, NULL);
         /* One open directory for the owner and every xattr. */
         _cleanup_close_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
         struct stat st;
 
-        d->slices = unit_slice_chain(t->slice);
-        d->c.unit = t->unit;
+        d->slices = unit_slice_chain(s->slice);
+        d->c.unit = s->unit;
         d->c.slices = (const char *const *) d->slices;
-        d->c.cgroup = t->cgroup;
-        d->c.user = t->user;
+        d->c.cgroup = s->cgroup;
+        d->c.user = s->user;
 
         if (fd >= 0 && fstat(fd, &st) >= 0) {
                 d->c.owner_known = true;
@@ -201,20 +201,20 @@ static void gather_candidate(Target *t, CandidateData *d) {
                 d->c.xattrs = (const char *const *) d->xattrs->pdata;
         }
 
-        if (t->unit) {
+        if (s->unit) {
                 g_autoptr(Diagnostics) diags = diagnostics_new();
-                (void) unit_file_read_policy_groups(t->unit, t->fragment, (const char *const *) t->dropins,
+                (void) unit_file_read_policy_groups(s->unit, s->fragment, (const char *const *) s->dropins,
                                                     &d->unit_groups, diags);
                 for (guint i = 0; i < diags->items->len; i++) {
                         const Diagnostic *diag = g_ptr_array_index(diags->items, i);
-                        log_context(LOG_WARNING, 0, t->unit, NULL, diag->file, diag->line, "%s:%u: %s",
+                        log_context(LOG_WARNING, 0, s->unit, NULL, diag->file, diag->line, "%s:%u: %s",
                                     strempty(diag->file), diag->line, diag->message);
                 }
                 d->c.unit_groups = (const char *const *) d->unit_groups;
         }
 
-        d->runtime = groups_for(m->assignments, t->unit, t->cgroup);
-        d->excluded = groups_for(m->exclusions, t->unit, t->cgroup);
+        d->runtime = groups_for(m->assignments, s->unit, s->cgroup);
+        d->excluded = groups_for(m->exclusions, s->unit, s->cgroup);
         d->c.runtime_groups = (const char *const *) d->runtime->pdata;
         d->c.runtime_excluded = (const char *const *) d->excluded->pdata;
 
@@ -228,14 +228,14 @@ static void gather_candidate(Target *t, CandidateData *d) {
                 d->self_requests = g_strsplit_set(request, ", ", -1);
                 d->c.self_requests = (const char *const *) d->self_requests;
                 d->c.self_request_trusted =
-                        streq_ptr(g_hash_table_lookup(t->unit_properties, "Delegate"), "yes") && d->c.owner_known;
+                        streq_ptr(g_hash_table_lookup(s->unit_properties, "Delegate"), "yes") && d->c.owner_known;
         }
 }
 
 /* ---- applying ---- */
 
-static void log_action(Target *t, const Action *a) {
-        const char *who = t->unit ? t->unit : t->cgroup;
+static void log_action(Subject *s, const Action *a) {
+        const char *who = s->unit ? s->unit : s->cgroup;
         switch (a->result) {
         case ACTION_WROTE:
                 log_context(LOG_NOTICE, 0, who, NULL, NULL, 0, "Set %s=%s (was %s)", a->target,
@@ -269,7 +269,7 @@ static void log_action(Target *t, const Action *a) {
 
 /* One warning for every xattr that did not fit, naming the unit in its
  * text too: a journal line per attribute helps nobody. */
-static void log_no_space(Target *t, const ApplyReport *report) {
+static void log_no_space(Subject *s, const ApplyReport *report) {
         g_autoptr(GString) names = g_string_new(NULL);
         unsigned n = 0;
         size_t bytes = 0;
@@ -286,22 +286,22 @@ static void log_no_space(Target *t, const ApplyReport *report) {
         if (n > 8)
                 g_string_append_printf(names, " and %u more", n - 8);
         /* Once while it stays so: every refresh of the unit meets it again. */
-        if (streq_ptr(t->no_space_logged, n > 0 ? names->str : NULL))
+        if (streq_ptr(s->no_space_logged, n > 0 ? names->str : NULL))
                 return;
-        g_free(t->no_space_logged);
-        t->no_space_logged = n > 0 ? g_strdup(names->str) : NULL;
+        g_free(s->no_space_logged);
+        s->no_space_logged = n > 0 ? g_strdup(names->str) : NULL;
         if (n == 0)
                 return;
-        const char *who = t->unit ? t->unit : t->cgroup;
+        const char *who = s->unit ? s->unit : s->cgroup;
         log_context(LOG_WARNING, -ENOSPC, who, NULL, NULL, 0,
                     "%s: %u extended attributes (%zu bytes) did not fit on %s, whose limits (128 user.* names, "
                     "128 KiB of values) are reached: %s. The other settings are applied.",
-                    who, n, bytes, t->cgroup, names->str);
+                    who, n, bytes, s->cgroup, names->str);
 }
 
-static PropertyRecord *find_property_record(Target *t, const char *property) {
-        for (guint i = 0; i < t->property_records->len; i++) {
-                PropertyRecord *p = g_ptr_array_index(t->property_records, i);
+static PropertyRecord *find_property_record(Subject *s, const char *property) {
+        for (guint i = 0; i < s->property_records->len; i++) {
+                PropertyRecord *p = g_ptr_array_index(s->property_records, i);
                 if (streq(p->property, property))
                         return p;
         }
@@ -312,47 +312,47 @@ static PropertyRecord *find_property_record(Target *t, const char *property) {
  * systemd reports the value in force, and that may be our own generator's
  * drop-in: restoring it would pin our value in /run/systemd/system.control
  * until reboot. The administrator's files say what to restore then. */
-static char *property_previous(Target *t, const char *property, const char *current) {
+static char *property_previous(Subject *s, const char *property, const char *current) {
         g_autoptr(GPtrArray) assignments = NULL;
         char *previous = NULL;
         int r;
 
-        r = unit_file_read_property(t->unit, t->fragment, (const char *const *) t->dropins, property, &assignments);
+        r = unit_file_read_property(s->unit, s->fragment, (const char *const *) s->dropins, property, &assignments);
         if (r < 0)
                 return g_strdup(strempty(current));
         r = unit_property_previous(property, current, assignments, &previous);
         if (r < 0)
                 return g_strdup(strempty(current));
         if (r > 0)
-                log_context(LOG_DEBUG, 0, t->unit, NULL, NULL, 0,
+                log_context(LOG_DEBUG, 0, s->unit, NULL, NULL, 0,
                             "%s=%s comes from policyd-generator's drop-in; recording %s as the value to restore",
                             property, strempty(current), isempty(previous) ? "nothing" : previous);
         return previous;
 }
 
 /* Writes systemd's value of property to its kernel file, where they differ. */
-static void sync_kernel_file(Target *t, const char *property, const char *value) {
-        Manager *m = t->manager;
+static void sync_kernel_file(Subject *s, const char *property, const char *value) {
+        Manager *m = s->manager;
         g_autoptr(ApplyReport) report = apply_report_new();
         g_autofree char *kernel_value = NULL;
         const char *file;
         int r;
 
-        if (isempty(t->cgroup) || systemd_property_kernel_file(property, value, &file, &kernel_value) < 0)
+        if (isempty(s->cgroup) || systemd_property_kernel_file(property, value, &file, &kernel_value) < 0)
                 return;
-        r = cgroup_sync_knob_file(m->cgroup_root, t->cgroup, file, kernel_value, m->dry_run ? APPLY_DRY_RUN : 0,
+        r = cgroup_sync_knob_file(m->cgroup_root, s->cgroup, file, kernel_value, m->dry_run ? APPLY_DRY_RUN : 0,
                                   report);
         for (guint i = 0; i < report->actions->len; i++) {
                 const Action *a = g_ptr_array_index(report->actions, i);
                 if (a->result == ACTION_WROTE)
-                        log_context(LOG_NOTICE, 0, t->unit, NULL, NULL, 0,
+                        log_context(LOG_NOTICE, 0, s->unit, NULL, NULL, 0,
                                     "systemd holds %s=%s but did not write it (daemon-reload): set %s=%s (was %s)",
                                     property, value, file, strempty(a->new_value), strempty(a->old_value));
                 else
-                        log_action(t, a);
+                        log_action(s, a);
         }
         if (r < 0 && !errno_is_vanished(r))
-                log_context(LOG_DEBUG, r, t->unit, NULL, NULL, 0, "Failed to bring %s in line with %s: %m", file,
+                log_context(LOG_DEBUG, r, s->unit, NULL, NULL, 0, "Failed to bring %s in line with %s: %m", file,
                             property);
 }
 
@@ -361,22 +361,22 @@ static void sync_kernel_file(Target *t, const char *property, const char *value)
  * on the generator's drop-in for what unit files name, so the kernel must
  * follow it both ways: to the group's value, and back to the
  * administrator's once the regenerated drop-in no longer sets it. */
-static void sync_relied_properties(Target *t, const CgroupPlan *plan) {
+static void sync_relied_properties(Subject *s, const CgroupPlan *plan) {
         for (guint i = 0; i < plan->items->len; i++) {
                 const PlanItem *item = g_ptr_array_index(plan->items, i);
                 if (item->backend != BACKEND_SYSTEMD_PROPERTY || !item->value ||
-                    find_property_record(t, item->target))
+                    find_property_record(s, item->target))
                         continue;
-                const char *current = g_hash_table_lookup(t->unit_properties, item->target);
+                const char *current = g_hash_table_lookup(s->unit_properties, item->target);
                 if (!systemd_property_value_equal(item->target, current, item->value))
                         continue; /* policyd sets it, and systemd writes it then */
-                g_hash_table_replace(t->relied_properties, g_strdup(item->target), g_strdup(item->value));
-                sync_kernel_file(t, item->target, item->value);
+                g_hash_table_replace(s->relied_properties, g_strdup(item->target), g_strdup(item->value));
+                sync_kernel_file(s, item->target, item->value);
         }
 
         GHashTableIter it;
         gpointer key, value;
-        g_hash_table_iter_init(&it, t->relied_properties);
+        g_hash_table_iter_init(&it, s->relied_properties);
         while (g_hash_table_iter_next(&it, &key, &value)) {
                 bool wanted = false;
                 for (guint j = 0; j < plan->items->len && !wanted; j++) {
@@ -385,11 +385,11 @@ static void sync_relied_properties(Target *t, const CgroupPlan *plan) {
                 }
                 if (wanted)
                         continue;
-                const char *current = g_hash_table_lookup(t->unit_properties, key);
+                const char *current = g_hash_table_lookup(s->unit_properties, key);
                 /* Still the group's value: systemd has not reloaded yet. */
                 if (!current || systemd_property_value_equal(key, current, value))
                         continue;
-                sync_kernel_file(t, key, current);
+                sync_kernel_file(s, key, current);
                 g_hash_table_iter_remove(&it);
         }
 }
@@ -400,8 +400,8 @@ static const char *const runtime_properties[] = {
         "MemorySwapMax", "MemoryZSwapMax", "MemoryZSwapWriteback", "AllowedMemoryNodes", NULL,
 };
 
-static bool has_generated_dropin(const Target *t) {
-        for (char **d = t->dropins; d && *d; d++)
+static bool has_generated_dropin(const Subject *s) {
+        for (char **d = s->dropins; d && *d; d++)
                 if (unit_dropin_is_generated(*d))
                         return true;
         return false;
@@ -419,61 +419,61 @@ static bool plan_sets_property(const CgroupPlan *plan, const char *property) {
 /* A group that the unit no longer has may still reach systemd through the
  * generator's drop-in, until a daemon-reload. Where systemd's value is that
  * drop-in's, the administrator's value goes back at runtime now. */
-static void restore_stale_generated(Target *t, const CgroupPlan *plan, GPtrArray *restores) {
-        if (!has_generated_dropin(t))
+static void restore_stale_generated(Subject *s, const CgroupPlan *plan, GPtrArray *restores) {
+        if (!has_generated_dropin(s))
                 return;
         for (const char *const *p = runtime_properties; *p; p++) {
                 g_autoptr(GPtrArray) assignments = NULL;
                 g_autofree char *admin = NULL;
-                const char *current = g_hash_table_lookup(t->unit_properties, *p);
+                const char *current = g_hash_table_lookup(s->unit_properties, *p);
 
-                if (!current || plan_sets_property(plan, *p) || find_property_record(t, *p))
+                if (!current || plan_sets_property(plan, *p) || find_property_record(s, *p))
                         continue;
-                if (unit_file_read_property(t->unit, t->fragment, (const char *const *) t->dropins, *p,
+                if (unit_file_read_property(s->unit, s->fragment, (const char *const *) s->dropins, *p,
                                             &assignments) < 0 ||
                     unit_property_previous(*p, current, assignments, &admin) <= 0 || isempty(admin) ||
                     systemd_property_value_equal(*p, current, admin))
                         continue;
-                log_context(LOG_INFO, 0, t->unit, NULL, NULL, 0,
+                log_context(LOG_INFO, 0, s->unit, NULL, NULL, 0,
                             "%s=%s comes from policyd-generator's drop-in for a group the unit no longer has; "
                             "restoring %s at runtime",
                             *p, current, admin);
-                if (t->manager->dry_run)
+                if (s->manager->dry_run)
                         continue;
                 /* Set through systemd now: nothing left for the kernel-file sync. */
-                g_hash_table_remove(t->relied_properties, *p);
+                g_hash_table_remove(s->relied_properties, *p);
                 property_changes_add(restores, *p, admin, NULL);
         }
 }
 
-static void apply_systemd_properties(Target *t, const CgroupPlan *plan) {
-        Manager *m = t->manager;
+static void apply_systemd_properties(Subject *s, const CgroupPlan *plan) {
+        Manager *m = s->manager;
         g_autoptr(GPtrArray) sets = property_changes_new(), restores = property_changes_new();
 
-        sync_relied_properties(t, plan);
+        sync_relied_properties(s, plan);
         for (guint i = 0; i < plan->items->len; i++) {
                 const PlanItem *item = g_ptr_array_index(plan->items, i);
                 if (item->backend != BACKEND_SYSTEMD_PROPERTY || !item->value)
                         continue;
 
-                const char *current = g_hash_table_lookup(t->unit_properties, item->target);
+                const char *current = g_hash_table_lookup(s->unit_properties, item->target);
                 if (systemd_property_value_equal(item->target, current, item->value))
                         continue;
-                g_hash_table_remove(t->relied_properties, item->target);
+                g_hash_table_remove(s->relied_properties, item->target);
                 if (m->dry_run) {
-                        log_context(LOG_NOTICE, 0, t->unit, NULL, NULL, 0, "Would set %s=%s (is %s)", item->target,
+                        log_context(LOG_NOTICE, 0, s->unit, NULL, NULL, 0, "Would set %s=%s (is %s)", item->target,
                                     item->value, strempty(current));
                         continue;
                 }
-                const PropertyRecord *rec = find_property_record(t, item->target);
-                g_autofree char *previous = rec ? g_strdup(rec->previous) : property_previous(t, item->target, current);
+                const PropertyRecord *rec = find_property_record(s, item->target);
+                g_autofree char *previous = rec ? g_strdup(rec->previous) : property_previous(s, item->target, current);
                 property_changes_add(sets, item->target, item->value, previous);
         }
-        (void) systemd_set_unit_properties(t, sets, false);
+        (void) systemd_set_unit_properties(s, sets, false);
 
         /* Undo what the plan no longer wants, unless someone changed it since. */
-        for (guint i = 0; i < t->property_records->len; i++) {
-                PropertyRecord *rec = g_ptr_array_index(t->property_records, i);
+        for (guint i = 0; i < s->property_records->len; i++) {
+                PropertyRecord *rec = g_ptr_array_index(s->property_records, i);
                 bool wanted = false;
                 for (guint j = 0; j < plan->items->len && !wanted; j++) {
                         const PlanItem *item = g_ptr_array_index(plan->items, j);
@@ -483,38 +483,38 @@ static void apply_systemd_properties(Target *t, const CgroupPlan *plan) {
                 if (wanted)
                         continue;
 
-                const char *current = g_hash_table_lookup(t->unit_properties, rec->property);
+                const char *current = g_hash_table_lookup(s->unit_properties, rec->property);
                 if (!systemd_property_value_equal(rec->property, current, rec->written)) {
                         /* Still the value from before: the set recorded ahead never
                          * reached systemd (a crash in between), or was undone. */
                         if (systemd_property_value_equal(rec->property, current, rec->previous))
-                                log_context(LOG_DEBUG, 0, t->unit, NULL, NULL, 0,
+                                log_context(LOG_DEBUG, 0, s->unit, NULL, NULL, 0,
                                             "%s=%s is the value from before; nothing to undo", rec->property,
                                             strempty(current));
                         else
-                                log_context(LOG_INFO, 0, t->unit, NULL, NULL, 0,
+                                log_context(LOG_INFO, 0, s->unit, NULL, NULL, 0,
                                             "Left %s=%s alone: it is no longer the value policyd set (%s)",
                                             rec->property, strempty(current), rec->written);
-                        g_ptr_array_remove_index(t->property_records, i--);
-                        manager_save_target(m, t);
+                        g_ptr_array_remove_index(s->property_records, i--);
+                        manager_save_subject(m, s);
                         continue;
                 }
                 if (m->dry_run) {
-                        log_context(LOG_NOTICE, 0, t->unit, NULL, NULL, 0, "Would restore %s=%s", rec->property,
+                        log_context(LOG_NOTICE, 0, s->unit, NULL, NULL, 0, "Would restore %s=%s", rec->property,
                                     rec->previous);
                         continue;
                 }
                 if (isempty(rec->previous)) {
                         /* Nothing to restore to: the unit never reported a value. */
-                        g_ptr_array_remove_index(t->property_records, i--);
-                        manager_save_target(m, t);
+                        g_ptr_array_remove_index(s->property_records, i--);
+                        manager_save_subject(m, s);
                         continue;
                 }
                 property_changes_add(restores, rec->property, rec->previous, NULL);
         }
-        restore_stale_generated(t, plan, restores);
+        restore_stale_generated(s, plan, restores);
         /* The records go when systemd confirms. */
-        (void) systemd_set_unit_properties(t, restores, true);
+        (void) systemd_set_unit_properties(s, restores, true);
 }
 
 static bool same_groups(const Resolution *a, const Resolution *b) {
@@ -523,7 +523,7 @@ static bool same_groups(const Resolution *a, const Resolution *b) {
         return streq(ta, tb);
 }
 
-static void log_notes(Target *t, const Resolution *r, const Resolution *previous) {
+static void log_notes(Subject *s, const Resolution *r, const Resolution *previous) {
         for (guint i = 0; i < r->notes->len; i++) {
                 const ResolveNote *n = g_ptr_array_index(r->notes, i);
                 bool seen = false;
@@ -532,7 +532,7 @@ static void log_notes(Target *t, const Resolution *r, const Resolution *previous
                         seen = p->kind == n->kind && streq(p->group, n->group);
                 }
                 int level = seen ? LOG_DEBUG : LOG_WARNING;
-                const char *who = t->unit ? t->unit : t->cgroup;
+                const char *who = s->unit ? s->unit : s->cgroup;
                 switch (n->kind) {
                 case RESOLVE_NOTE_UNKNOWN_GROUP:
                         log_context(level, 0, who, n->group, NULL, 0, "%s names unknown policy group '%s', ignoring it",
@@ -552,45 +552,45 @@ static void log_notes(Target *t, const Resolution *r, const Resolution *previous
         }
 }
 
-static void forget_cgroup_record(Target *t) {
-        if (!t->record || t->record->items->len == 0)
+static void forget_cgroup_record(Subject *s) {
+        if (!s->record || s->record->items->len == 0)
                 return;
         /* The cgroup went away, and with it everything we wrote on it. */
-        g_clear_pointer(&t->record, cgroup_record_free);
-        manager_save_target(t->manager, t);
+        g_clear_pointer(&s->record, cgroup_record_free);
+        manager_save_subject(s->manager, s);
 }
 
 /* The record reaches /run/policyd before each write it describes. */
 static int save_record_ahead(const CgroupRecord *record, void *userdata) {
-        Target *t = userdata;
-        int r = state_save_cgroup_record(t->manager->state_dir, target_key(t), record);
+        Subject *s = userdata;
+        int r = state_save_cgroup_record(s->manager->state_dir, subject_key(s), record);
         if (r < 0)
-                return log_context(LOG_WARNING, r, t->unit ? t->unit : t->cgroup, NULL, NULL, 0,
+                return log_context(LOG_WARNING, r, s->unit ? s->unit : s->cgroup, NULL, NULL, 0,
                                    "Failed to record what is about to be written, so not writing it: %m");
         return 0;
 }
 
-void target_apply(Target *t) {
-        Manager *m = t->manager;
+void subject_apply(Subject *s) {
+        Manager *m = s->manager;
         CandidateData d = {};
         g_autoptr(Resolution) r = NULL;
         g_autoptr(CgroupPlan) plan = NULL;
         g_autoptr(ApplyReport) report = NULL;
-        const char *who = t->unit ? t->unit : t->cgroup;
+        const char *who = s->unit ? s->unit : s->cgroup;
         int k;
 
-        if (isempty(t->cgroup) || (t->active_state && (streq(t->active_state, "inactive") ||
-                                                       streq(t->active_state, "failed")))) {
-                forget_cgroup_record(t);
-                g_clear_pointer(&t->resolution, resolution_free);
+        if (isempty(s->cgroup) || (s->active_state && (streq(s->active_state, "inactive") ||
+                                                       streq(s->active_state, "failed")))) {
+                forget_cgroup_record(s);
+                g_clear_pointer(&s->resolution, resolution_free);
                 return;
         }
-        if (cgroup_path_validate(t->cgroup) < 0) {
-                log_context(LOG_WARNING, 0, who, NULL, NULL, 0, "Ignoring invalid cgroup path '%s'", t->cgroup);
+        if (cgroup_path_validate(s->cgroup) < 0) {
+                log_context(LOG_WARNING, 0, who, NULL, NULL, 0, "Ignoring invalid cgroup path '%s'", s->cgroup);
                 return;
         }
 
-        gather_candidate(t, &d);
+        gather_candidate(s, &d);
         k = resolve_candidate(m->policies, &d.c, &r);
         candidate_data_clear(&d);
         if (k < 0) {
@@ -598,50 +598,50 @@ void target_apply(Target *t) {
                 return;
         }
 
-        log_notes(t, r, t->resolution);
-        if (!same_groups(r, t->resolution)) {
+        log_notes(s, r, s->resolution);
+        if (!same_groups(r, s->resolution)) {
                 g_autofree char *tag = resolution_group_tag(r);
                 log_context(LOG_INFO, 0, who, NULL, NULL, 0, "Policy groups: %s", isempty(tag) ? "(none)" : tag);
-                bus_api_emit_membership_changed(m, t, r);
+                bus_api_emit_membership_changed(m, s, r);
         }
 
-        k = cgroup_plan_build(r, m->facts, t->unit ? PLAN_SYSTEMD_MANAGED : 0, &plan);
+        k = cgroup_plan_build(r, m->facts, s->unit ? PLAN_SYSTEMD_MANAGED : 0, &plan);
         if (k < 0) {
                 log_context(LOG_WARNING, k, who, NULL, NULL, 0, "Failed to plan changes: %m");
                 return;
         }
 
-        if (t->record && !streq(t->record->cgroup, t->cgroup)) {
+        if (s->record && !streq(s->record->cgroup, s->cgroup)) {
                 /* The unit moved (another slice, while policyd was down):
                  * undo what was written on the old cgroup, if it is still there. */
                 g_autoptr(ApplyReport) old = apply_report_new();
-                (void) cgroup_undo(m->cgroup_root, t->record->cgroup, t->record, m->dry_run ? APPLY_DRY_RUN : 0, old);
-                g_clear_pointer(&t->record, cgroup_record_free);
+                (void) cgroup_undo(m->cgroup_root, s->record->cgroup, s->record, m->dry_run ? APPLY_DRY_RUN : 0, old);
+                g_clear_pointer(&s->record, cgroup_record_free);
         }
-        if (!t->record)
-                t->record = cgroup_record_new(t->cgroup);
+        if (!s->record)
+                s->record = cgroup_record_new(s->cgroup);
         report = apply_report_new();
-        const ApplyHooks hooks = { save_record_ahead, t };
-        k = cgroup_apply_plan_with_hooks(m->cgroup_root, t->cgroup, plan, t->record, m->dry_run ? APPLY_DRY_RUN : 0,
+        const ApplyHooks hooks = { save_record_ahead, s };
+        k = cgroup_apply_plan_with_hooks(m->cgroup_root, s->cgroup, plan, s->record, m->dry_run ? APPLY_DRY_RUN : 0,
                                          &hooks, report);
         for (guint i = 0; i < report->actions->len; i++)
-                log_action(t, g_ptr_array_index(report->actions, i));
-        log_no_space(t, report);
+                log_action(s, g_ptr_array_index(report->actions, i));
+        log_no_space(s, report);
         if (errno_is_vanished(k)) {
-                log_context(LOG_DEBUG, k, who, NULL, NULL, 0, "cgroup %s vanished", t->cgroup);
-                forget_cgroup_record(t);
+                log_context(LOG_DEBUG, k, who, NULL, NULL, 0, "cgroup %s vanished", s->cgroup);
+                forget_cgroup_record(s);
         } else if (k < 0 && k != -ENOSPC)
                 log_context(LOG_WARNING, k, who, NULL, NULL, 0, "Failed to apply policy groups: %m");
 
-        if (t->unit)
-                apply_systemd_properties(t, plan);
+        if (s->unit)
+                apply_systemd_properties(s, plan);
 
-        if (t->last_report)
-                g_ptr_array_unref(t->last_report);
-        t->last_report = g_ptr_array_ref(report->actions);
-        g_clear_pointer(&t->resolution, resolution_free);
-        t->resolution = TAKE_PTR(r);
-        manager_save_target(m, t);
+        if (s->last_report)
+                g_ptr_array_unref(s->last_report);
+        s->last_report = g_ptr_array_ref(report->actions);
+        g_clear_pointer(&s->resolution, resolution_free);
+        s->resolution = TAKE_PTR(r);
+        manager_save_subject(m, s);
 }
 
 /* ---- units ---- */
@@ -654,13 +654,13 @@ static void pump_refreshes(Manager *m) {
         /* Without a bus the queue waits for the reconnect. */
         while (m->bus && m->refreshes_in_flight < REFRESHES_IN_FLIGHT_MAX && !g_queue_is_empty(m->refresh_queue)) {
                 g_autofree char *key = g_queue_pop_head(m->refresh_queue);
-                Target *t = manager_find_target(m, key);
-                if (!t)
+                Subject *s = manager_find_subject(m, key);
+                if (!s)
                         continue;
-                t->refresh_queued = false;
+                s->refresh_queued = false;
                 /* Sent calls count in pending_calls before the one that
                  * ended is uncounted, so --once cannot exit in between. */
-                if (systemd_refresh_unit(t) >= 0)
+                if (systemd_refresh_unit(s) >= 0)
                         m->refreshes_in_flight++;
         }
 }
@@ -672,31 +672,31 @@ void manager_refresh_finished(Manager *m) {
 }
 
 void manager_refresh_unit(Manager *m, const char *unit, const char *object_path) {
-        Target *t = manager_find_target(m, unit);
+        Subject *s = manager_find_subject(m, unit);
 
         if (!unit_type_has_cgroup(unit))
                 return;
-        if (!t)
-                t = target_new(m, unit, NULL);
-        if (object_path && !streq_ptr(t->object_path, object_path)) {
-                g_free(t->object_path);
-                t->object_path = g_strdup(object_path);
+        if (!s)
+                s = subject_new(m, unit, NULL);
+        if (object_path && !streq_ptr(s->object_path, object_path)) {
+                g_free(s->object_path);
+                s->object_path = g_strdup(object_path);
         }
-        if (!t->object_path || t->refresh_queued)
+        if (!s->object_path || s->refresh_queued)
                 return;
-        t->refresh_queued = true;
+        s->refresh_queued = true;
         g_queue_push_tail(m->refresh_queue, g_strdup(unit));
         pump_refreshes(m);
 }
 
 void manager_forget_unit(Manager *m, const char *unit) {
-        Target *t = manager_find_target(m, unit);
-        if (!t)
+        Subject *s = manager_find_subject(m, unit);
+        if (!s)
                 return;
         /* An unloaded unit has no cgroup. Property records stay on disk: the
          * runtime properties live on in systemd for the unit's next load. */
-        forget_cgroup_record(t);
-        g_hash_table_remove(m->targets, unit);
+        forget_cgroup_record(s);
+        g_hash_table_remove(m->subjects, unit);
 }
 
 void manager_systemd_reloaded(Manager *m) {
@@ -704,16 +704,16 @@ void manager_systemd_reloaded(Manager *m) {
         gpointer value;
 
         /* The generator ran again: its drop-ins follow the groups now. */
-        g_hash_table_iter_init(&it, m->targets);
+        g_hash_table_iter_init(&it, m->subjects);
         while (g_hash_table_iter_next(&it, NULL, &value))
-                ((Target *) value)->needs_daemon_reload = false;
+                ((Subject *) value)->needs_daemon_reload = false;
         /* Unit files and drop-ins may name other groups, and systemd does not
          * write a running unit's cgroup for what its files now say. */
         manager_refresh_all(m);
 }
 
 void manager_refresh_all(Manager *m) {
-        g_autoptr(GPtrArray) keys = hash_table_keys(m->targets);
+        g_autoptr(GPtrArray) keys = hash_table_keys(m->subjects);
         g_autoptr(SystemFacts) facts = NULL;
 
         /* Swap devices come and go (percent limits), so look again. */
@@ -723,27 +723,27 @@ void manager_refresh_all(Manager *m) {
         }
 
         for (guint i = 0; i < keys->len; i++) {
-                Target *t = manager_find_target(m, g_ptr_array_index(keys, i));
-                if (!t)
+                Subject *s = manager_find_subject(m, g_ptr_array_index(keys, i));
+                if (!s)
                         continue;
-                if (t->unit)
-                        manager_refresh_unit(m, t->unit, t->object_path);
+                if (s->unit)
+                        manager_refresh_unit(m, s->unit, s->object_path);
                 else
-                        target_apply(t);
+                        subject_apply(s);
         }
 }
 
 /* ---- runtime assignments ---- */
 
-static Target *find_target_by_cgroup(Manager *m, const char *cgroup) {
+static Subject *find_subject_by_cgroup(Manager *m, const char *cgroup) {
         GHashTableIter it;
         gpointer value;
 
-        g_hash_table_iter_init(&it, m->targets);
+        g_hash_table_iter_init(&it, m->subjects);
         while (g_hash_table_iter_next(&it, NULL, &value)) {
-                Target *t = value;
-                if (t->cgroup && streq(t->cgroup, cgroup))
-                        return t;
+                Subject *s = value;
+                if (s->cgroup && streq(s->cgroup, cgroup))
+                        return s;
         }
         return NULL;
 }
@@ -789,16 +789,16 @@ int manager_resolve_target_argument(Manager *m, const char *arg, char **ret_key,
                 if (!unit_type_has_cgroup(arg) || (kind != UNIT_NAME_PLAIN && kind != UNIT_NAME_INSTANCE))
                         return -EINVAL;
                 *ret_key = g_strdup(arg);
-                Target *t = manager_find_target(m, arg);
-                *ret_cgroup = t && t->cgroup ? g_strdup(t->cgroup) : NULL;
+                Subject *s = manager_find_subject(m, arg);
+                *ret_cgroup = s && s->cgroup ? g_strdup(s->cgroup) : NULL;
                 return 0;
         }
 
         r = cgroup_path_validate(cgroup);
         if (r < 0)
                 return r;
-        Target *t = find_target_by_cgroup(m, cgroup);
-        *ret_key = g_strdup(t && t->unit ? t->unit : cgroup);
+        Subject *s = find_subject_by_cgroup(m, cgroup);
+        *ret_key = g_strdup(s && s->unit ? s->unit : cgroup);
         *ret_cgroup = TAKE_PTR(cgroup);
         return 0;
 }
@@ -817,7 +817,7 @@ static bool table_remove(GHashTable *table, const char *key, const char *group) 
 
 
 int manager_assign(Manager *m, const char *key, const char *group, bool assign) {
-        Target *t;
+        Subject *s;
         int r;
 
         if (assign) {
@@ -825,15 +825,15 @@ int manager_assign(Manager *m, const char *key, const char *group, bool assign) 
                 assignment_table_add(m->assignments, key, group);
         } else {
                 bool was_runtime = table_remove(m->assignments, key, group);
-                t = manager_find_target(m, key);
-                bool member = t && t->resolution && resolution_has_group(t->resolution, group);
+                s = manager_find_subject(m, key);
+                bool member = s && s->resolution && resolution_has_group(s->resolution, group);
                 if (!was_runtime && !member)
                         return -ENOENT;
                 /* Unassign means "not in this group": if another source
                  * (unit file, [Match]) would still put it there, exclude it. */
-                if (t && was_runtime) {
-                        target_apply(t);
-                        member = t->resolution && resolution_has_group(t->resolution, group);
+                if (s && was_runtime) {
+                        subject_apply(s);
+                        member = s->resolution && resolution_has_group(s->resolution, group);
                 }
                 if (member)
                         assignment_table_add(m->exclusions, key, group);
@@ -845,11 +845,11 @@ int manager_assign(Manager *m, const char *key, const char *group, bool assign) 
                         log_warning_errno(r, "Failed to save runtime assignments to %s: %m", m->state_dir);
         }
 
-        t = manager_find_target(m, key);
-        if (!t && key[0] == '/')
-                t = target_new(m, NULL, key);
-        if (t)
-                target_apply(t);
+        s = manager_find_subject(m, key);
+        if (!s && key[0] == '/')
+                s = subject_new(m, NULL, key);
+        if (s)
+                subject_apply(s);
         return 0;
 }
 
@@ -894,11 +894,11 @@ static unsigned mark_stale_generator_dropins(Manager *m, const PolicySet *new) {
         gpointer value;
         unsigned n = 0;
 
-        g_hash_table_iter_init(&it, m->targets);
+        g_hash_table_iter_init(&it, m->subjects);
         while (g_hash_table_iter_next(&it, NULL, &value)) {
-                Target *t = value;
-                for (guint i = 0; t->resolution && i < t->resolution->memberships->len; i++) {
-                        const Membership *mb = g_ptr_array_index(t->resolution->memberships, i);
+                Subject *s = value;
+                for (guint i = 0; s->resolution && i < s->resolution->memberships->len; i++) {
+                        const Membership *mb = g_ptr_array_index(s->resolution->memberships, i);
                         if (mb->source != MEMBERSHIP_UNIT_FILE)
                                 continue;
                         const PolicyGroup *a = policy_set_get(m->policies, mb->group);
@@ -907,13 +907,13 @@ static unsigned mark_stale_generator_dropins(Manager *m, const PolicySet *new) {
                         g_autofree char *fb = b ? policy_group_format(b) : NULL;
                         if (fa && fb && streq(fa, fb))
                                 continue;
-                        if (!t->needs_daemon_reload)
-                                log_context(LOG_NOTICE, 0, t->unit, mb->group, NULL, 0,
+                        if (!s->needs_daemon_reload)
+                                log_context(LOG_NOTICE, 0, s->unit, mb->group, NULL, 0,
                                             "Group '%s', which the unit file names, changed: its runtime settings "
                                             "are applied now; its exec-time settings (KSM=, NUMAPolicy=) need "
                                             "'systemctl daemon-reload' and a restart of the unit",
                                             mb->group);
-                        t->needs_daemon_reload = true;
+                        s->needs_daemon_reload = true;
                         n++;
                         break;
                 }
@@ -987,7 +987,7 @@ int manager_reload(Manager *m) {
         /* Unit files may name groups that just appeared or went away. */
         manager_refresh_all(m);
         (void) sd_notifyf(false, "READY=1\nSTATUS=Applying %u policy groups to %u units and cgroups.",
-                          policy_set_size(m->policies), g_hash_table_size(m->targets));
+                          policy_set_size(m->policies), g_hash_table_size(m->subjects));
         return 0;
 }
 
@@ -1088,7 +1088,7 @@ void manager_call_finished(Manager *m) {
                 m->pending_calls--;
         if (m->once && m->startup_listed && m->pending_calls == 0) {
                 log_info("Applied policy groups to %u units and cgroups; exiting (--once).",
-                         g_hash_table_size(m->targets));
+                         g_hash_table_size(m->subjects));
                 (void) sd_event_exit(m->event, m->exit_code);
         }
 }
@@ -1132,7 +1132,7 @@ int manager_new(const char *cgroup_root, bool dry_run, bool once, Manager **ret)
         m->state_dir = g_strdup(state ? state : POLICYD_STATE_DIR);
         m->dry_run = m->dry_run_argument = dry_run;
         m->once = once;
-        m->targets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, target_free_notify);
+        m->subjects = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, subject_free_notify);
         m->refresh_queue = g_queue_new();
         m->user_names = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
         m->assignments = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, ptr_array_destroy);
@@ -1177,7 +1177,7 @@ Manager *manager_free(Manager *m) {
         m->bus = sd_bus_flush_close_unref(m->bus);
         g_queue_free_full(m->refresh_queue, g_free);
         g_hash_table_unref(m->user_names);
-        g_hash_table_unref(m->targets);
+        g_hash_table_unref(m->subjects);
         g_hash_table_unref(m->assignments);
         g_hash_table_unref(m->exclusions);
         policy_set_free(m->policies);
@@ -1209,8 +1209,8 @@ static void announce_ready(Manager *m) {
         gpointer key;
         g_hash_table_iter_init(&it, m->assignments);
         while (g_hash_table_iter_next(&it, &key, NULL))
-                if (((const char *) key)[0] == '/' && !manager_find_target(m, key))
-                        target_apply(target_new(m, NULL, key));
+                if (((const char *) key)[0] == '/' && !manager_find_subject(m, key))
+                        subject_apply(subject_new(m, NULL, key));
 
         manager_update_rescan_timer(m);
         m->started = true;

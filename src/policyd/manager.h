@@ -29,8 +29,9 @@ typedef struct PropertyRecord {
         char *written;
 } PropertyRecord;
 
-/* A cgroup policyd looks after: a unit's, or one assigned by path. */
-typedef struct Target {
+/* A subject of policy: a unit with a cgroup, or a cgroup assigned by path.
+ * (Not "target": that is a kind of systemd unit.) */
+typedef struct Subject {
         Manager *manager;
         char *unit;          /* NULL for a cgroup no unit owns */
         char *object_path;   /* systemd's object for the unit */
@@ -56,7 +57,7 @@ typedef struct Target {
         bool needs_daemon_reload;    /* a group its unit file names changed since systemd last ran the generator */
         unsigned refresh_generation; /* drops replies of superseded refreshes */
         bool refresh_queued;
-} Target;
+} Subject;
 
 struct Manager {
         sd_event *event;
@@ -70,9 +71,9 @@ struct Manager {
         uint64_t last_reload_usec;
         SystemFacts *facts;
 
-        GHashTable *targets;       /* key (unit name or cgroup path) → Target* */
-        GHashTable *assignments;   /* target key → GPtrArray* of group names (runtime) */
-        GHashTable *exclusions;    /* target key → GPtrArray* of group names unassigned at runtime */
+        GHashTable *subjects;      /* key (unit name or cgroup path) → Subject* */
+        GHashTable *assignments;   /* subject key → GPtrArray* of group names (runtime) */
+        GHashTable *exclusions;    /* subject key → GPtrArray* of group names unassigned at runtime */
         GHashTable *user_names;    /* uid + 1 → user name or NULL, until the next reload */
 
         bool dry_run;              /* --dry-run, or DryRun= in policyd.conf */
@@ -98,7 +99,7 @@ int manager_start(Manager *m);
 int manager_run(Manager *m);
 
 /* Loads policy files and policyd.conf into a new set and swaps it in,
- * then re-resolves every target. The old set stays when loading fails. */
+ * then re-resolves every subject. The old set stays when loading fails. */
 int manager_reload(Manager *m);
 
 /* Re-reads a unit from systemd and applies its groups (asynchronous). */
@@ -108,16 +109,16 @@ void manager_refresh_all(Manager *m);
 void manager_systemd_reloaded(Manager *m);
 void manager_forget_unit(Manager *m, const char *unit);
 
-/* Resolves and applies one target with what is known about it now. */
-void target_apply(Target *t);
-Target *manager_find_target(Manager *m, const char *key);
-/* unit name, cgroup path, or PID as a string → key of a target. */
+/* Resolves and applies one subject with what is known about it now. */
+void subject_apply(Subject *s);
+Subject *manager_find_subject(Manager *m, const char *key);
+/* unit name, cgroup path, or PID as a string → key of a subject. */
 int manager_resolve_target_argument(Manager *m, const char *arg, char **ret_key, char **ret_cgroup);
 
 int manager_assign(Manager *m, const char *key, const char *group, bool assign);
 
-/* Writes the target's records under the state directory (not in dry run). */
-void manager_save_target(Manager *m, Target *t);
+/* Writes the subject's records under the state directory (not in dry run). */
+void manager_save_subject(Manager *m, Subject *s);
 
 void manager_update_rescan_timer(Manager *m);
 /* Drops the bus connection and connects again a moment later (with --once:

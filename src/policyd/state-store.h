@@ -5,10 +5,10 @@
  * writes instead of mistaking them for the administrator's:
  *
  *   assignments          runtime Assign/Unassign, one "+|-<TAB>KEY<TAB>GROUP" a line
- *   cgroups/KEY          CgroupRecord of a target (cgroup_record_serialize)
+ *   cgroups/KEY          CgroupRecord of a subject (cgroup_record_serialize)
  *   properties/KEY       PropertyRecords: "PROPERTY<TAB>PREVIOUS<TAB>WRITTEN", escaped
  *
- * KEY is the target key (unit name or cgroup path), URI-escaped, hashed
+ * KEY is the subject key (unit name or cgroup path), URI-escaped, hashed
  * when long (state_file_name()). Files are replaced atomically (write,
  * fsync, rename), and each record is written before the writes it
  * describes (write-ahead). A corrupt file is logged and ignored. */

@@ -9,8 +9,8 @@
 #include "systemd-watch.h"
 #include "util.h"
 
-/* Replies may arrive after the target was dropped or refreshed again; they
- * carry the key and generation, never a pointer to the target. */
+/* Replies may arrive after the subject was dropped or refreshed again; they
+ * carry the key and generation, never a pointer to the subject. */
 typedef struct CallContext {
         Manager *manager;
         sd_bus_message_handler_t handler;
@@ -237,36 +237,36 @@ static int on_type_properties(sd_bus_message *reply, void *userdata, sd_bus_erro
                 "AllowedMemoryNodes", "Delegate", NULL,
         };
         CallContext *c = userdata;
-        Target *t = manager_find_target(c->manager, c->key);
+        Subject *s = manager_find_subject(c->manager, c->key);
         g_autoptr(GHashTable) props = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
         int r;
 
-        if (!t || t->refresh_generation != c->generation)
+        if (!s || s->refresh_generation != c->generation)
                 return 0; /* superseded */
 
         if (sd_bus_message_is_method_error(reply, NULL)) {
                 const sd_bus_error *e = sd_bus_message_get_error(reply);
-                log_context(bus_error_is_vanished(e) ? LOG_DEBUG : LOG_WARNING, 0, t->unit, NULL, NULL, 0,
+                log_context(bus_error_is_vanished(e) ? LOG_DEBUG : LOG_WARNING, 0, s->unit, NULL, NULL, 0,
                             "Failed to read unit properties: %s", e->message);
                 return 0;
         }
         r = read_properties(reply, wanted, props);
         if (r < 0) {
-                log_context(LOG_WARNING, r, t->unit, NULL, NULL, 0, "Failed to parse unit properties: %m");
+                log_context(LOG_WARNING, r, s->unit, NULL, NULL, 0, "Failed to parse unit properties: %m");
                 return 0;
         }
 
-        replace_string(&t->cgroup, props, "ControlGroup");
-        replace_string(&t->slice, props, "Slice");
-        replace_string(&t->user, props, "User");
-        g_hash_table_remove_all(t->unit_properties);
+        replace_string(&s->cgroup, props, "ControlGroup");
+        replace_string(&s->slice, props, "Slice");
+        replace_string(&s->user, props, "User");
+        g_hash_table_remove_all(s->unit_properties);
         GHashTableIter it;
         gpointer k, v;
         g_hash_table_iter_init(&it, props);
         while (g_hash_table_iter_next(&it, &k, &v))
-                g_hash_table_replace(t->unit_properties, g_strdup(k), g_strdup(v));
+                g_hash_table_replace(s->unit_properties, g_strdup(k), g_strdup(v));
 
-        target_apply(t);
+        subject_apply(s);
         return 0;
 }
 
@@ -274,57 +274,57 @@ static int on_unit_properties(sd_bus_message *reply, void *userdata, sd_bus_erro
         static const char *const wanted[] = { "FragmentPath", "DropInPaths", "ActiveState", NULL };
         CallContext *c = userdata;
         Manager *m = c->manager;
-        Target *t = manager_find_target(m, c->key);
+        Subject *s = manager_find_subject(m, c->key);
         g_autoptr(GHashTable) props = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
         int r;
 
-        if (!t || t->refresh_generation != c->generation)
+        if (!s || s->refresh_generation != c->generation)
                 return 0;
 
         if (sd_bus_message_is_method_error(reply, NULL)) {
                 const sd_bus_error *e = sd_bus_message_get_error(reply);
                 if (bus_error_is_vanished(e)) {
-                        log_context(LOG_DEBUG, 0, t->unit, NULL, NULL, 0, "Unit vanished: %s", e->message);
-                        manager_forget_unit(m, t->unit);
+                        log_context(LOG_DEBUG, 0, s->unit, NULL, NULL, 0, "Unit vanished: %s", e->message);
+                        manager_forget_unit(m, s->unit);
                 } else
-                        log_context(LOG_WARNING, 0, t->unit, NULL, NULL, 0, "Failed to read unit: %s", e->message);
+                        log_context(LOG_WARNING, 0, s->unit, NULL, NULL, 0, "Failed to read unit: %s", e->message);
                 return 0;
         }
         r = read_properties(reply, wanted, props);
         if (r < 0) {
-                log_context(LOG_WARNING, r, t->unit, NULL, NULL, 0, "Failed to parse unit properties: %m");
+                log_context(LOG_WARNING, r, s->unit, NULL, NULL, 0, "Failed to parse unit properties: %m");
                 return 0;
         }
 
-        replace_string(&t->fragment, props, "FragmentPath");
-        replace_string(&t->active_state, props, "ActiveState");
-        g_strfreev(t->dropins);
+        replace_string(&s->fragment, props, "FragmentPath");
+        replace_string(&s->active_state, props, "ActiveState");
+        g_strfreev(s->dropins);
         const char *d = g_hash_table_lookup(props, "DropInPaths");
-        t->dropins = isempty(d) ? NULL : g_strsplit(d, "\n", -1);
+        s->dropins = isempty(d) ? NULL : g_strsplit(d, "\n", -1);
 
         CallContext *next = call_context_new(m, c->key, c->generation);
         next->ends_refresh = true;
-        r = get_all_async(m, t->object_path, unit_type_interface(t->unit), on_type_properties, next);
+        r = get_all_async(m, s->object_path, unit_type_interface(s->unit), on_type_properties, next);
         if (r < 0)
-                log_context(LOG_WARNING, r, t->unit, NULL, NULL, 0, "Failed to ask for unit properties: %m");
+                log_context(LOG_WARNING, r, s->unit, NULL, NULL, 0, "Failed to ask for unit properties: %m");
         else
                 c->ends_refresh = false; /* the refresh now ends with the second call */
         return 0;
 }
 
-int systemd_refresh_unit(Target *t) {
-        Manager *m = t->manager;
+int systemd_refresh_unit(Subject *s) {
+        Manager *m = s->manager;
         int r;
 
         if (!m->bus)
                 return -ENOTCONN;
 
-        t->refresh_generation++;
-        CallContext *c = call_context_new(m, t->unit, t->refresh_generation);
+        s->refresh_generation++;
+        CallContext *c = call_context_new(m, s->unit, s->refresh_generation);
         c->ends_refresh = true;
-        r = get_all_async(m, t->object_path, SYSTEMD_UNIT_INTERFACE, on_unit_properties, c);
+        r = get_all_async(m, s->object_path, SYSTEMD_UNIT_INTERFACE, on_unit_properties, c);
         if (r < 0)
-                return log_context(LOG_WARNING, r, t->unit, NULL, NULL, 0, "Failed to ask for unit: %m");
+                return log_context(LOG_WARNING, r, s->unit, NULL, NULL, 0, "Failed to ask for unit: %m");
         return 0;
 }
 
@@ -357,9 +357,9 @@ void property_changes_add(GPtrArray *changes, const char *property, const char *
         g_ptr_array_add(changes, c);
 }
 
-static PropertyRecord *record_of(Target *t, const char *property) {
-        for (guint i = 0; i < t->property_records->len; i++) {
-                PropertyRecord *p = g_ptr_array_index(t->property_records, i);
+static PropertyRecord *record_of(Subject *s, const char *property) {
+        for (guint i = 0; i < s->property_records->len; i++) {
+                PropertyRecord *p = g_ptr_array_index(s->property_records, i);
                 if (streq(p->property, property))
                         return p;
         }
@@ -368,10 +368,10 @@ static PropertyRecord *record_of(Target *t, const char *property) {
 
 /* Write-ahead, before the call: each property to set is recorded with the
  * value to restore and the value about to be written. */
-static void record_ahead(Target *t, GPtrArray *changes) {
+static void record_ahead(Subject *s, GPtrArray *changes) {
         for (guint i = 0; i < changes->len; i++) {
                 PropertyChange *c = g_ptr_array_index(changes, i);
-                PropertyRecord *rec = record_of(t, c->property);
+                PropertyRecord *rec = record_of(s, c->property);
                 if (rec) {
                         c->had_record = true;
                         c->recorded_before = TAKE_PTR(rec->written);
@@ -381,26 +381,26 @@ static void record_ahead(Target *t, GPtrArray *changes) {
                         rec->property = g_strdup(c->property);
                         rec->previous = g_strdup(strempty(c->previous));
                         rec->written = g_strdup(c->value);
-                        g_ptr_array_add(t->property_records, rec);
+                        g_ptr_array_add(s->property_records, rec);
                 }
         }
-        manager_save_target(t->manager, t);
+        manager_save_subject(s->manager, s);
 }
 
 /* systemd refused: the records go back to what they said before. */
-static void record_revert(Target *t, GPtrArray *changes) {
+static void record_revert(Subject *s, GPtrArray *changes) {
         for (guint i = 0; i < changes->len; i++) {
                 PropertyChange *c = g_ptr_array_index(changes, i);
-                PropertyRecord *rec = record_of(t, c->property);
+                PropertyRecord *rec = record_of(s, c->property);
                 if (!rec)
                         continue;
                 if (c->had_record) {
                         g_free(rec->written);
                         rec->written = g_strdup(c->recorded_before);
                 } else
-                        g_ptr_array_remove(t->property_records, rec);
+                        g_ptr_array_remove(s->property_records, rec);
         }
-        manager_save_target(t->manager, t);
+        manager_save_subject(s->manager, s);
 }
 
 static char *changes_to_string(GPtrArray *changes, bool with_values) {
@@ -414,15 +414,15 @@ static char *changes_to_string(GPtrArray *changes, bool with_values) {
 
 static int on_set_properties(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
         CallContext *c = userdata;
-        Target *t = manager_find_target(c->manager, c->key);
+        Subject *s = manager_find_subject(c->manager, c->key);
 
         if (sd_bus_message_is_method_error(reply, NULL)) {
                 const sd_bus_error *e = sd_bus_message_get_error(reply);
                 g_autofree char *what = changes_to_string(c->changes, true);
                 log_context(bus_error_is_vanished(e) ? LOG_DEBUG : LOG_WARNING, 0, c->key, NULL, NULL, 0,
                             "Failed to %s %s: %s", c->undo ? "restore" : "set", what, e->message);
-                if (t && !c->undo)
-                        record_revert(t, c->changes);
+                if (s && !c->undo)
+                        record_revert(s, c->changes);
                 return 0;
         }
 
@@ -434,17 +434,17 @@ static int on_set_properties(sd_bus_message *reply, void *userdata, sd_bus_error
                 else
                         log_context(LOG_NOTICE, 0, c->key, NULL, NULL, 0, "Set %s=%s (was %s)", ch->property,
                                     ch->value, isempty(ch->previous) ? "unset" : ch->previous);
-                if (!t)
+                if (!s)
                         continue;
                 if (c->undo) {
-                        PropertyRecord *rec = record_of(t, ch->property);
+                        PropertyRecord *rec = record_of(s, ch->property);
                         if (rec)
-                                g_ptr_array_remove(t->property_records, rec);
+                                g_ptr_array_remove(s->property_records, rec);
                 }
-                g_hash_table_replace(t->unit_properties, g_strdup(ch->property), g_strdup(ch->value));
+                g_hash_table_replace(s->unit_properties, g_strdup(ch->property), g_strdup(ch->value));
         }
-        if (t && c->undo)
-                manager_save_target(c->manager, t);
+        if (s && c->undo)
+                manager_save_subject(c->manager, s);
         return 0;
 }
 
@@ -503,8 +503,8 @@ static int append_property(sd_bus_message *msg, const char *property, const char
         return sd_bus_message_close_container(msg);
 }
 
-int systemd_set_unit_properties(Target *t, GPtrArray *changes, bool undo) {
-        Manager *m = t->manager;
+int systemd_set_unit_properties(Subject *s, GPtrArray *changes, bool undo) {
+        Manager *m = s->manager;
         g_autoptr(sd_bus_message) msg = NULL;
         int r;
 
@@ -517,7 +517,7 @@ int systemd_set_unit_properties(Target *t, GPtrArray *changes, bool undo) {
                                            SYSTEMD_MANAGER_INTERFACE, "SetUnitProperties");
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(msg, "sb", t->unit, 1);
+        r = sd_bus_message_append(msg, "sb", s->unit, 1);
         if (r < 0)
                 return r;
         r = sd_bus_message_open_container(msg, SD_BUS_TYPE_ARRAY, "(sv)");
@@ -527,7 +527,7 @@ int systemd_set_unit_properties(Target *t, GPtrArray *changes, bool undo) {
                 const PropertyChange *c = g_ptr_array_index(changes, i);
                 r = append_property(msg, c->property, c->value);
                 if (r < 0)
-                        return log_context(LOG_WARNING, r, t->unit, NULL, NULL, 0, "Cannot encode %s=%s: %m",
+                        return log_context(LOG_WARNING, r, s->unit, NULL, NULL, 0, "Cannot encode %s=%s: %m",
                                            c->property, c->value);
         }
         r = sd_bus_message_close_container(msg);
@@ -537,14 +537,14 @@ int systemd_set_unit_properties(Target *t, GPtrArray *changes, bool undo) {
         /* An undo keeps its records until systemd confirms; a set records
          * first, so that a crash after the call still knows the way back. */
         if (!undo)
-                record_ahead(t, changes);
+                record_ahead(s, changes);
 
-        CallContext *c = call_context_new(m, t->unit, 0);
+        CallContext *c = call_context_new(m, s->unit, 0);
         c->changes = g_ptr_array_ref(changes);
         c->undo = undo;
         r = call_async(m, msg, on_set_properties, c);
         if (r < 0 && !undo)
-                record_revert(t, changes);
+                record_revert(s, changes);
         return r;
 }
 
@@ -561,8 +561,8 @@ static int on_unit_removed(sd_bus_message *msg, void *userdata, sd_bus_error *re
          * re-reads it. (UnitNew is not followed at all: reading a unit that
          * is not loaded loads it, and its unloading would come back to us
          * as UnitRemoved, round and round.) */
-        Target *t = manager_find_target(m, id);
-        if (t && t->active_state && !streq(t->active_state, "inactive") && !streq(t->active_state, "failed"))
+        Subject *s = manager_find_subject(m, id);
+        if (s && s->active_state && !streq(s->active_state, "inactive") && !streq(s->active_state, "failed"))
                 return 0;
         manager_forget_unit(m, id);
         return 0;
@@ -591,7 +591,7 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
 
         /* The unit from the object path: one lookup, not a scan of every unit. */
         if (sd_bus_path_decode(sd_bus_message_get_path(msg), "/org/freedesktop/systemd1/unit", &unit) <= 0 ||
-            !manager_find_target(m, unit))
+            !manager_find_subject(m, unit))
                 return 0;
         if (sd_bus_message_read(msg, "s", &interface) < 0 || !streq(interface, SYSTEMD_UNIT_INTERFACE))
                 return 0;

@@ -21,8 +21,8 @@ int systemd_watch_attach(Manager *m);
  * systemd comes back after daemon-reexec. */
 int systemd_watch_start(Manager *m);
 
-/* Reads a unit's properties (two GetAll calls), then calls target_apply(). */
-int systemd_refresh_unit(Target *t);
+/* Reads a unit's properties (two GetAll calls), then calls subject_apply(). */
+int systemd_refresh_unit(Subject *s);
 
 /* One property for SetUnitProperties: the value to set, in the string forms
  * policyd compares ("infinity", bytes, yes/no, node lists), and for a set
@@ -44,7 +44,7 @@ void property_changes_add(GPtrArray *changes, const char *property, const char *
  * recorded under /run/policyd before the call (write-ahead) and reverted
  * if systemd refuses; an undo (values are the ones to restore) drops its
  * records when systemd confirms. */
-int systemd_set_unit_properties(Target *t, GPtrArray *changes, bool undo);
+int systemd_set_unit_properties(Subject *s, GPtrArray *changes, bool undo);
 
 /* Whether the unit type has a cgroup at all ("foo.service" yes, "foo.target" no). */
 bool unit_type_has_cgroup(const char *unit);
