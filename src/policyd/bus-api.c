@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <sys/xattr.h>
 
+#include "assign.h"
 #include "bus-api.h"
 #include "bus-util.h"
 #include "conf-parse.h"

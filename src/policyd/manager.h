@@ -17,47 +17,10 @@
 #include "policy-group.h"
 #include "policy-load.h"
 #include "resolve.h"
+#include "subject.h"
 
 #define POLICYD_STATE_DIR "/run/policyd"
 
-typedef struct Manager Manager;
-
-/* One systemd property policyd set on a unit, and what was there before. */
-typedef struct PropertyRecord {
-        char *property;  /* "MemorySwapMax" */
-        char *previous;  /* as the unit reported it before the first write */
-        char *written;
-} PropertyRecord;
-
-/* A subject of policy: a unit with a cgroup, or a cgroup assigned by path.
- * (Not "target": that is a kind of systemd unit.) */
-typedef struct Subject {
-        Manager *manager;
-        char *unit;          /* NULL for a cgroup no unit owns */
-        char *object_path;   /* systemd's object for the unit */
-        char *cgroup;        /* below the cgroup root; NULL while the unit has none */
-        char *slice;
-        char *user;
-        char *fragment;
-        char **dropins;
-        char *active_state;
-        GHashTable *unit_properties; /* systemd property → current value as string */
-
-        Resolution *resolution;      /* last resolution; NULL before the first */
-        CgroupRecord *record;        /* what policyd wrote on the cgroup */
-        GPtrArray *property_records; /* PropertyRecord*, what policyd set through systemd */
-        /* property → the group's value, which systemd held from the unit's
-         * files (policyd-generator's drop-in) so that policyd set nothing.
-         * When systemd's value moves on after a daemon-reload, its kernel
-         * file follows (systemd does not write it for a running unit). */
-        GHashTable *relied_properties;
-        GPtrArray *last_report;      /* Action* of the last apply, for explain */
-
-        char *no_space_logged;       /* the xattrs last reported as not fitting */
-        bool needs_daemon_reload;    /* a group its unit file names changed since systemd last ran the generator */
-        unsigned refresh_generation; /* drops replies of superseded refreshes */
-        bool refresh_queued;
-} Subject;
 
 struct Manager {
         sd_event *event;
@@ -82,6 +45,7 @@ struct Manager {
         bool started;              /* READY=1 sent; later loads are reloads */
         bool subscribed;
         unsigned pending_calls;    /* all calls in flight; --once exits at zero after start */
+        unsigned refresh_generation; /* numbers every unit refresh */
         GQueue *refresh_queue;     /* keys of units waiting to be re-read */
         unsigned refreshes_in_flight;
         bool startup_listed;
@@ -109,16 +73,10 @@ void manager_refresh_all(Manager *m);
 void manager_systemd_reloaded(Manager *m);
 void manager_forget_unit(Manager *m, const char *unit);
 
-/* Resolves and applies one subject with what is known about it now. */
-void subject_apply(Subject *s);
 Subject *manager_find_subject(Manager *m, const char *key);
-/* unit name, cgroup path, or PID as a string → key of a subject. */
-int manager_resolve_target_argument(Manager *m, const char *arg, char **ret_key, char **ret_cgroup);
-
-int manager_assign(Manager *m, const char *key, const char *group, bool assign);
-
-/* Writes the subject's records under the state directory (not in dry run). */
-void manager_save_subject(Manager *m, Subject *s);
+/* The one way in for what systemd says of a unit: a snapshot from the
+ * refresh numbered generation (older ones are dropped), then an apply. */
+void manager_unit_snapshot(Manager *m, const char *unit, unsigned generation, UnitSnapshot *snap);
 
 void manager_update_rescan_timer(Manager *m);
 /* Drops the bus connection and connects again a moment later (with --once:

@@ -17,9 +17,12 @@ typedef struct CallContext {
         char *key;
         unsigned generation;
         bool ends_refresh; /* the last call of a unit refresh: frees a slot */
+        struct UnitRead *read; /* unit refreshes only */
         GPtrArray *changes; /* SetUnitProperties only: PropertyChange* */
         bool undo;
 } CallContext;
+
+static void unit_read_unref(struct UnitRead *read);
 
 static CallContext *call_context_new(Manager *m, const char *key, unsigned generation) {
         CallContext *c = g_new0(CallContext, 1);
@@ -35,6 +38,7 @@ static void call_context_free(CallContext *c) {
         if (!c)
                 return;
         g_free(c->key);
+        unit_read_unref(c->read);
         if (c->changes)
                 g_ptr_array_unref(c->changes);
         g_free(c);
@@ -225,64 +229,71 @@ static int read_properties(sd_bus_message *reply, const char *const *wanted, GHa
         return sd_bus_message_exit_container(reply);
 }
 
-static void replace_string(char **field, GHashTable *props, const char *name) {
-        const char *v = g_hash_table_lookup(props, name);
-        g_free(*field);
-        *field = isempty(v) ? NULL : g_strdup(v);
+/* The reads of one refresh: both GetAll calls are in flight at once, and
+ * the snapshot goes to the manager when the last reply is in. */
+typedef struct UnitRead {
+        unsigned n_refs;
+        unsigned replies_due;
+        bool failed;
+        UnitSnapshot *snap;
+} UnitRead;
+
+static UnitRead *unit_read_ref(UnitRead *read) {
+        read->n_refs++;
+        return read;
 }
 
-static int on_type_properties(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+static void unit_read_unref(UnitRead *read) {
+        if (!read || --read->n_refs > 0)
+                return;
+        unit_snapshot_free(read->snap);
+        g_free(read);
+}
+
+static char *take_property(GHashTable *props, const char *name) {
+        gpointer key = NULL, value = NULL;
+        if (!g_hash_table_steal_extended(props, name, &key, &value))
+                return NULL;
+        g_free(key);
+        return value;
+}
+
+static void snapshot_complete(UnitSnapshot *snap) {
+        snap->fragment = take_property(snap->properties, "FragmentPath");
+        snap->active_state = take_property(snap->properties, "ActiveState");
+        g_autofree char *dropins = take_property(snap->properties, "DropInPaths");
+        snap->dropins = isempty(dropins) ? NULL : g_strsplit(dropins, "\n", -1);
+        /* These stay in properties too: explain and the plan read them there. */
+        snap->cgroup = g_strdup(g_hash_table_lookup(snap->properties, "ControlGroup"));
+        snap->slice = g_strdup(g_hash_table_lookup(snap->properties, "Slice"));
+        snap->user = g_strdup(g_hash_table_lookup(snap->properties, "User"));
+}
+
+static int on_unit_read(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        /* Of the Unit interface and the unit type's: what resolving and
+         * planning need, and nothing else of their hundreds. */
         static const char *const wanted[] = {
-                "ControlGroup", "Slice", "User", "MemorySwapMax", "MemoryZSwapMax", "MemoryZSwapWriteback",
-                "AllowedMemoryNodes", "Delegate", NULL,
+                "FragmentPath", "DropInPaths", "ActiveState", "ControlGroup", "Slice", "User", "MemorySwapMax",
+                "MemoryZSwapMax", "MemoryZSwapWriteback", "AllowedMemoryNodes", "Delegate", NULL,
         };
         CallContext *c = userdata;
-        Subject *s = manager_find_subject(c->manager, c->key);
-        g_autoptr(GHashTable) props = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-        int r;
-
-        if (!s || s->refresh_generation != c->generation)
-                return 0; /* superseded */
-
-        if (sd_bus_message_is_method_error(reply, NULL)) {
-                const sd_bus_error *e = sd_bus_message_get_error(reply);
-                log_context(bus_error_is_vanished(e) ? LOG_DEBUG : LOG_WARNING, 0, s->unit, NULL, NULL, 0,
-                            "Failed to read unit properties: %s", e->message);
-                return 0;
-        }
-        r = read_properties(reply, wanted, props);
-        if (r < 0) {
-                log_context(LOG_WARNING, r, s->unit, NULL, NULL, 0, "Failed to parse unit properties: %m");
-                return 0;
-        }
-
-        replace_string(&s->cgroup, props, "ControlGroup");
-        replace_string(&s->slice, props, "Slice");
-        replace_string(&s->user, props, "User");
-        g_hash_table_remove_all(s->unit_properties);
-        GHashTableIter it;
-        gpointer k, v;
-        g_hash_table_iter_init(&it, props);
-        while (g_hash_table_iter_next(&it, &k, &v))
-                g_hash_table_replace(s->unit_properties, g_strdup(k), g_strdup(v));
-
-        subject_apply(s);
-        return 0;
-}
-
-static int on_unit_properties(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
-        static const char *const wanted[] = { "FragmentPath", "DropInPaths", "ActiveState", NULL };
-        CallContext *c = userdata;
         Manager *m = c->manager;
+        UnitRead *read = c->read;
         Subject *s = manager_find_subject(m, c->key);
-        g_autoptr(GHashTable) props = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
         int r;
 
-        if (!s || s->refresh_generation != c->generation)
+        read->replies_due--;
+        c->ends_refresh = read->replies_due == 0;
+        if (read->failed)
                 return 0;
+        if (!s || s->refresh_generation != c->generation) {
+                read->failed = true; /* superseded, or forgotten */
+                return 0;
+        }
 
         if (sd_bus_message_is_method_error(reply, NULL)) {
                 const sd_bus_error *e = sd_bus_message_get_error(reply);
+                read->failed = true;
                 if (bus_error_is_vanished(e)) {
                         log_context(LOG_DEBUG, 0, s->unit, NULL, NULL, 0, "Unit vanished: %s", e->message);
                         manager_forget_unit(m, s->unit);
@@ -290,41 +301,53 @@ static int on_unit_properties(sd_bus_message *reply, void *userdata, sd_bus_erro
                         log_context(LOG_WARNING, 0, s->unit, NULL, NULL, 0, "Failed to read unit: %s", e->message);
                 return 0;
         }
-        r = read_properties(reply, wanted, props);
+        r = read_properties(reply, wanted, read->snap->properties);
         if (r < 0) {
+                read->failed = true;
                 log_context(LOG_WARNING, r, s->unit, NULL, NULL, 0, "Failed to parse unit properties: %m");
                 return 0;
         }
+        if (read->replies_due > 0)
+                return 0;
 
-        replace_string(&s->fragment, props, "FragmentPath");
-        replace_string(&s->active_state, props, "ActiveState");
-        g_strfreev(s->dropins);
-        const char *d = g_hash_table_lookup(props, "DropInPaths");
-        s->dropins = isempty(d) ? NULL : g_strsplit(d, "\n", -1);
-
-        CallContext *next = call_context_new(m, c->key, c->generation);
-        next->ends_refresh = true;
-        r = get_all_async(m, s->object_path, unit_type_interface(s->unit), on_type_properties, next);
-        if (r < 0)
-                log_context(LOG_WARNING, r, s->unit, NULL, NULL, 0, "Failed to ask for unit properties: %m");
-        else
-                c->ends_refresh = false; /* the refresh now ends with the second call */
+        snapshot_complete(read->snap);
+        manager_unit_snapshot(m, c->key, c->generation, read->snap);
         return 0;
 }
 
 int systemd_refresh_unit(Subject *s) {
         Manager *m = s->manager;
-        int r;
+        const char *interfaces[] = { SYSTEMD_UNIT_INTERFACE, unit_type_interface(s->unit) };
+        UnitRead *read;
+        int r = 0;
 
         if (!m->bus)
                 return -ENOTCONN;
+        if (!interfaces[1])
+                return -EINVAL;
 
-        s->refresh_generation++;
-        CallContext *c = call_context_new(m, s->unit, s->refresh_generation);
-        c->ends_refresh = true;
-        r = get_all_async(m, s->object_path, SYSTEMD_UNIT_INTERFACE, on_unit_properties, c);
-        if (r < 0)
-                return log_context(LOG_WARNING, r, s->unit, NULL, NULL, 0, "Failed to ask for unit: %m");
+        s->refresh_generation = ++m->refresh_generation;
+        read = g_new0(UnitRead, 1);
+        read->n_refs = 1;
+        read->snap = unit_snapshot_new();
+        for (size_t i = 0; i < ELEMENTSOF(interfaces); i++) {
+                CallContext *c = call_context_new(m, s->unit, s->refresh_generation);
+                c->read = unit_read_ref(read);
+                r = get_all_async(m, s->object_path, interfaces[i], on_unit_read, c);
+                if (r < 0) {
+                        /* A reply already due ends the refresh, without applying. */
+                        read->failed = true;
+                        break;
+                }
+                read->replies_due++;
+        }
+        unsigned sent = read->replies_due;
+        unit_read_unref(read);
+        if (r < 0) {
+                log_context(LOG_WARNING, r, s->unit, NULL, NULL, 0, "Failed to ask systemd for the unit: %m");
+                if (sent == 0)
+                        return r;
+        }
         return 0;
 }
 
@@ -357,21 +380,12 @@ void property_changes_add(GPtrArray *changes, const char *property, const char *
         g_ptr_array_add(changes, c);
 }
 
-static PropertyRecord *record_of(Subject *s, const char *property) {
-        for (guint i = 0; i < s->property_records->len; i++) {
-                PropertyRecord *p = g_ptr_array_index(s->property_records, i);
-                if (streq(p->property, property))
-                        return p;
-        }
-        return NULL;
-}
-
 /* Write-ahead, before the call: each property to set is recorded with the
  * value to restore and the value about to be written. */
 static void record_ahead(Subject *s, GPtrArray *changes) {
         for (guint i = 0; i < changes->len; i++) {
                 PropertyChange *c = g_ptr_array_index(changes, i);
-                PropertyRecord *rec = record_of(s, c->property);
+                PropertyRecord *rec = subject_find_property_record(s, c->property);
                 if (rec) {
                         c->had_record = true;
                         c->recorded_before = TAKE_PTR(rec->written);
@@ -384,14 +398,14 @@ static void record_ahead(Subject *s, GPtrArray *changes) {
                         g_ptr_array_add(s->property_records, rec);
                 }
         }
-        manager_save_subject(s->manager, s);
+        subject_save(s);
 }
 
 /* systemd refused: the records go back to what they said before. */
 static void record_revert(Subject *s, GPtrArray *changes) {
         for (guint i = 0; i < changes->len; i++) {
                 PropertyChange *c = g_ptr_array_index(changes, i);
-                PropertyRecord *rec = record_of(s, c->property);
+                PropertyRecord *rec = subject_find_property_record(s, c->property);
                 if (!rec)
                         continue;
                 if (c->had_record) {
@@ -400,7 +414,7 @@ static void record_revert(Subject *s, GPtrArray *changes) {
                 } else
                         g_ptr_array_remove(s->property_records, rec);
         }
-        manager_save_subject(s->manager, s);
+        subject_save(s);
 }
 
 static char *changes_to_string(GPtrArray *changes, bool with_values) {
@@ -437,14 +451,14 @@ static int on_set_properties(sd_bus_message *reply, void *userdata, sd_bus_error
                 if (!s)
                         continue;
                 if (c->undo) {
-                        PropertyRecord *rec = record_of(s, ch->property);
+                        PropertyRecord *rec = subject_find_property_record(s, ch->property);
                         if (rec)
                                 g_ptr_array_remove(s->property_records, rec);
                 }
                 g_hash_table_replace(s->unit_properties, g_strdup(ch->property), g_strdup(ch->value));
         }
         if (s && c->undo)
-                manager_save_subject(c->manager, s);
+                subject_save(s);
         return 0;
 }
 

@@ -21,7 +21,8 @@ int systemd_watch_attach(Manager *m);
  * systemd comes back after daemon-reexec. */
 int systemd_watch_start(Manager *m);
 
-/* Reads a unit's properties (two GetAll calls), then calls subject_apply(). */
+/* Reads a unit's properties (two GetAll calls in flight at once) into a
+ * UnitSnapshot, and hands it to manager_unit_snapshot(). */
 int systemd_refresh_unit(Subject *s);
 
 /* One property for SetUnitProperties: the value to set, in the string forms

@@ -1,0 +1,406 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+
+#include "apply.h"
+#include "bus-api.h"
+#include "gather.h"
+#include "log.h"
+#include "manager.h"
+#include "policy-values.h"
+#include "state-store.h"
+#include "systemd-watch.h"
+#include "unit-file.h"
+#include "unit-lookup.h"
+#include "util.h"
+
+static void log_action(Subject *s, const Action *a) {
+        const char *who = subject_name(s);
+        switch (a->result) {
+        case ACTION_WROTE:
+                log_context(LOG_NOTICE, 0, who, NULL, NULL, 0, "Set %s=%s (was %s)", a->target,
+                            strempty(a->new_value), a->old_value ? a->old_value : "unset");
+                break;
+        case ACTION_WOULD_WRITE:
+                log_context(LOG_NOTICE, 0, who, NULL, NULL, 0, "Would set %s=%s (is %s)", a->target,
+                            strempty(a->new_value), a->old_value ? a->old_value : "unset");
+                break;
+        case ACTION_RESTORED:
+        case ACTION_REMOVED:
+                log_context(LOG_NOTICE, 0, who, NULL, NULL, 0, "Undid %s: %s", a->target,
+                            a->result == ACTION_REMOVED ? "removed" : strempty(a->new_value));
+                break;
+        case ACTION_LEFT_FOREIGN:
+                log_context(LOG_INFO, 0, who, NULL, NULL, 0, "Left %s=%s alone: someone else changed it",
+                            a->target, strempty(a->old_value));
+                break;
+        case ACTION_NO_SPACE:
+                break; /* all of them in one message: log_no_space() */
+        case ACTION_FAILED:
+                log_context(LOG_WARNING, a->error, who, NULL, NULL, 0, "Failed to write %s: %m", a->target);
+                break;
+        case ACTION_VANISHED:
+                log_context(LOG_DEBUG, a->error, who, NULL, NULL, 0, "cgroup vanished while applying");
+                break;
+        default:
+                break;
+        }
+}
+
+/* One warning for every xattr that did not fit, naming the unit in its
+ * text too: a journal line per attribute helps nobody. */
+static void log_no_space(Subject *s, const ApplyReport *report) {
+        g_autoptr(GString) names = g_string_new(NULL);
+        unsigned n = 0;
+        size_t bytes = 0;
+
+        for (guint i = 0; i < report->actions->len; i++) {
+                const Action *a = g_ptr_array_index(report->actions, i);
+                if (a->result != ACTION_NO_SPACE)
+                        continue;
+                if (n < 8)
+                        g_string_append_printf(names, "%s%s", n ? ", " : "", a->target);
+                n++;
+                bytes += a->new_value ? strlen(a->new_value) : 0;
+        }
+        if (n > 8)
+                g_string_append_printf(names, " and %u more", n - 8);
+        /* Once while it stays so: every refresh of the unit meets it again. */
+        if (streq_ptr(s->no_space_logged, n > 0 ? names->str : NULL))
+                return;
+        g_free(s->no_space_logged);
+        s->no_space_logged = n > 0 ? g_strdup(names->str) : NULL;
+        if (n == 0)
+                return;
+        const char *who = subject_name(s);
+        log_context(LOG_WARNING, -ENOSPC, who, NULL, NULL, 0,
+                    "%s: %u extended attributes (%zu bytes) did not fit on %s, whose limits (128 user.* names, "
+                    "128 KiB of values) are reached: %s. The other settings are applied.",
+                    who, n, bytes, s->cgroup, names->str);
+}
+
+/* The value to restore on undo, read before policyd first sets property.
+ * systemd reports the value in force, and that may be our own generator's
+ * drop-in: restoring it would pin our value in /run/systemd/system.control
+ * until reboot. The administrator's files say what to restore then. */
+static char *property_previous(Subject *s, const char *property, const char *current) {
+        g_autoptr(GPtrArray) assignments = NULL;
+        char *previous = NULL;
+        int r;
+
+        r = unit_file_read_property(s->unit, s->fragment, (const char *const *) s->dropins, property, &assignments);
+        if (r < 0)
+                return g_strdup(strempty(current));
+        r = unit_property_previous(property, current, assignments, &previous);
+        if (r < 0)
+                return g_strdup(strempty(current));
+        if (r > 0)
+                log_context(LOG_DEBUG, 0, s->unit, NULL, NULL, 0,
+                            "%s=%s comes from policyd-generator's drop-in; recording %s as the value to restore",
+                            property, strempty(current), isempty(previous) ? "nothing" : previous);
+        return previous;
+}
+
+/* Writes systemd's value of property to its kernel file, where they differ. */
+static void sync_kernel_file(Subject *s, const char *property, const char *value) {
+        Manager *m = s->manager;
+        g_autoptr(ApplyReport) report = apply_report_new();
+        g_autofree char *kernel_value = NULL;
+        const char *file;
+        int r;
+
+        if (isempty(s->cgroup) || systemd_property_kernel_file(property, value, &file, &kernel_value) < 0)
+                return;
+        r = cgroup_sync_knob_file(m->cgroup_root, s->cgroup, file, kernel_value, m->dry_run ? APPLY_DRY_RUN : 0,
+                                  report);
+        for (guint i = 0; i < report->actions->len; i++) {
+                const Action *a = g_ptr_array_index(report->actions, i);
+                if (a->result == ACTION_WROTE)
+                        log_context(LOG_NOTICE, 0, s->unit, NULL, NULL, 0,
+                                    "systemd holds %s=%s but did not write it (daemon-reload): set %s=%s (was %s)",
+                                    property, value, file, strempty(a->new_value), strempty(a->old_value));
+                else
+                        log_action(s, a);
+        }
+        if (r < 0 && !errno_is_vanished(r))
+                log_context(LOG_DEBUG, r, s->unit, NULL, NULL, 0, "Failed to bring %s in line with %s: %m", file,
+                            property);
+}
+
+/* systemd's daemon-reload changes a property that comes from the unit's
+ * files without writing it to the cgroup of a running unit. policyd relies
+ * on the generator's drop-in for what unit files name, so the kernel must
+ * follow it both ways: to the group's value, and back to the
+ * administrator's once the regenerated drop-in no longer sets it. */
+static void sync_relied_properties(Subject *s, const CgroupPlan *plan) {
+        for (guint i = 0; i < plan->items->len; i++) {
+                const PlanItem *item = g_ptr_array_index(plan->items, i);
+                if (item->backend != BACKEND_SYSTEMD_PROPERTY || !item->value ||
+                    subject_find_property_record(s, item->target))
+                        continue;
+                const char *current = g_hash_table_lookup(s->unit_properties, item->target);
+                if (!systemd_property_value_equal(item->target, current, item->value))
+                        continue; /* policyd sets it, and systemd writes it then */
+                g_hash_table_replace(s->relied_properties, g_strdup(item->target), g_strdup(item->value));
+                sync_kernel_file(s, item->target, item->value);
+        }
+
+        GHashTableIter it;
+        gpointer key, value;
+        g_hash_table_iter_init(&it, s->relied_properties);
+        while (g_hash_table_iter_next(&it, &key, &value)) {
+                bool wanted = false;
+                for (guint j = 0; j < plan->items->len && !wanted; j++) {
+                        const PlanItem *item = g_ptr_array_index(plan->items, j);
+                        wanted = item->backend == BACKEND_SYSTEMD_PROPERTY && item->value && streq(item->target, key);
+                }
+                if (wanted)
+                        continue;
+                const char *current = g_hash_table_lookup(s->unit_properties, key);
+                /* Still the group's value: systemd has not reloaded yet. */
+                if (!current || systemd_property_value_equal(key, current, value))
+                        continue;
+                sync_kernel_file(s, key, current);
+                g_hash_table_iter_remove(&it);
+        }
+}
+
+/* The properties policyd may set at runtime, which the generator also
+ * writes into its drop-in for the groups unit files name. */
+static const char *const runtime_properties[] = {
+        "MemorySwapMax", "MemoryZSwapMax", "MemoryZSwapWriteback", "AllowedMemoryNodes", NULL,
+};
+
+static bool has_generated_dropin(const Subject *s) {
+        for (char **d = s->dropins; d && *d; d++)
+                if (unit_dropin_is_generated(*d))
+                        return true;
+        return false;
+}
+
+static bool plan_sets_property(const CgroupPlan *plan, const char *property) {
+        for (guint i = 0; i < plan->items->len; i++) {
+                const PlanItem *item = g_ptr_array_index(plan->items, i);
+                if (item->backend == BACKEND_SYSTEMD_PROPERTY && item->value && streq(item->target, property))
+                        return true;
+        }
+        return false;
+}
+
+/* A group that the unit no longer has may still reach systemd through the
+ * generator's drop-in, until a daemon-reload. Where systemd's value is that
+ * drop-in's, the administrator's value goes back at runtime now. */
+static void restore_stale_generated(Subject *s, const CgroupPlan *plan, GPtrArray *restores) {
+        if (!has_generated_dropin(s))
+                return;
+        for (const char *const *p = runtime_properties; *p; p++) {
+                g_autoptr(GPtrArray) assignments = NULL;
+                g_autofree char *admin = NULL;
+                const char *current = g_hash_table_lookup(s->unit_properties, *p);
+
+                if (!current || plan_sets_property(plan, *p) || subject_find_property_record(s, *p))
+                        continue;
+                if (unit_file_read_property(s->unit, s->fragment, (const char *const *) s->dropins, *p,
+                                            &assignments) < 0 ||
+                    unit_property_previous(*p, current, assignments, &admin) <= 0 || isempty(admin) ||
+                    systemd_property_value_equal(*p, current, admin))
+                        continue;
+                log_context(LOG_INFO, 0, s->unit, NULL, NULL, 0,
+                            "%s=%s comes from policyd-generator's drop-in for a group the unit no longer has; "
+                            "restoring %s at runtime",
+                            *p, current, admin);
+                if (s->manager->dry_run)
+                        continue;
+                /* Set through systemd now: nothing left for the kernel-file sync. */
+                g_hash_table_remove(s->relied_properties, *p);
+                property_changes_add(restores, *p, admin, NULL);
+        }
+}
+
+static void apply_systemd_properties(Subject *s, const CgroupPlan *plan) {
+        Manager *m = s->manager;
+        g_autoptr(GPtrArray) sets = property_changes_new(), restores = property_changes_new();
+
+        sync_relied_properties(s, plan);
+        for (guint i = 0; i < plan->items->len; i++) {
+                const PlanItem *item = g_ptr_array_index(plan->items, i);
+                if (item->backend != BACKEND_SYSTEMD_PROPERTY || !item->value)
+                        continue;
+
+                const char *current = g_hash_table_lookup(s->unit_properties, item->target);
+                if (systemd_property_value_equal(item->target, current, item->value))
+                        continue;
+                g_hash_table_remove(s->relied_properties, item->target);
+                if (m->dry_run) {
+                        log_context(LOG_NOTICE, 0, s->unit, NULL, NULL, 0, "Would set %s=%s (is %s)", item->target,
+                                    item->value, strempty(current));
+                        continue;
+                }
+                const PropertyRecord *rec = subject_find_property_record(s, item->target);
+                g_autofree char *previous = rec ? g_strdup(rec->previous) : property_previous(s, item->target, current);
+                property_changes_add(sets, item->target, item->value, previous);
+        }
+        (void) systemd_set_unit_properties(s, sets, false);
+
+        /* Undo what the plan no longer wants, unless someone changed it since. */
+        for (guint i = 0; i < s->property_records->len; i++) {
+                PropertyRecord *rec = g_ptr_array_index(s->property_records, i);
+                bool wanted = false;
+                for (guint j = 0; j < plan->items->len && !wanted; j++) {
+                        const PlanItem *item = g_ptr_array_index(plan->items, j);
+                        wanted = item->backend == BACKEND_SYSTEMD_PROPERTY && item->value &&
+                                 streq(item->target, rec->property);
+                }
+                if (wanted)
+                        continue;
+
+                const char *current = g_hash_table_lookup(s->unit_properties, rec->property);
+                if (!systemd_property_value_equal(rec->property, current, rec->written)) {
+                        /* Still the value from before: the set recorded ahead never
+                         * reached systemd (a crash in between), or was undone. */
+                        if (systemd_property_value_equal(rec->property, current, rec->previous))
+                                log_context(LOG_DEBUG, 0, s->unit, NULL, NULL, 0,
+                                            "%s=%s is the value from before; nothing to undo", rec->property,
+                                            strempty(current));
+                        else
+                                log_context(LOG_INFO, 0, s->unit, NULL, NULL, 0,
+                                            "Left %s=%s alone: it is no longer the value policyd set (%s)",
+                                            rec->property, strempty(current), rec->written);
+                        g_ptr_array_remove_index(s->property_records, i--);
+                        subject_save(s);
+                        continue;
+                }
+                if (m->dry_run) {
+                        log_context(LOG_NOTICE, 0, s->unit, NULL, NULL, 0, "Would restore %s=%s", rec->property,
+                                    rec->previous);
+                        continue;
+                }
+                if (isempty(rec->previous)) {
+                        /* Nothing to restore to: the unit never reported a value. */
+                        g_ptr_array_remove_index(s->property_records, i--);
+                        subject_save(s);
+                        continue;
+                }
+                property_changes_add(restores, rec->property, rec->previous, NULL);
+        }
+        restore_stale_generated(s, plan, restores);
+        /* The records go when systemd confirms. */
+        (void) systemd_set_unit_properties(s, restores, true);
+}
+
+static bool same_groups(const Resolution *a, const Resolution *b) {
+        g_autofree char *ta = a ? resolution_group_tag(a) : g_strdup("");
+        g_autofree char *tb = b ? resolution_group_tag(b) : g_strdup("");
+        return streq(ta, tb);
+}
+
+static void log_notes(Subject *s, const Resolution *r, const Resolution *previous) {
+        for (guint i = 0; i < r->notes->len; i++) {
+                const ResolveNote *n = g_ptr_array_index(r->notes, i);
+                bool seen = false;
+                for (guint j = 0; previous && j < previous->notes->len && !seen; j++) {
+                        const ResolveNote *p = g_ptr_array_index(previous->notes, j);
+                        seen = p->kind == n->kind && streq(p->group, n->group);
+                }
+                int level = seen ? LOG_DEBUG : LOG_WARNING;
+                const char *who = subject_name(s);
+                switch (n->kind) {
+                case RESOLVE_NOTE_UNKNOWN_GROUP:
+                        log_context(level, 0, who, n->group, NULL, 0, "%s names unknown policy group '%s', ignoring it",
+                                    membership_source_to_string(n->source), n->group);
+                        break;
+                case RESOLVE_NOTE_MASKED_GROUP:
+                        log_context(level, 0, who, n->group, NULL, 0, "Policy group '%s' is masked, ignoring it",
+                                    n->group);
+                        break;
+                case RESOLVE_NOTE_SELF_REQUEST_REFUSED:
+                        log_context(level, 0, who, n->group, NULL, 0,
+                                    "Refusing self-request for group '%s': not allowed by the group, or not a "
+                                    "delegated cgroup",
+                                    n->group);
+                        break;
+                }
+        }
+}
+
+/* The record reaches /run/policyd before each write it describes. */
+static int save_record_ahead(const CgroupRecord *record, void *userdata) {
+        Subject *s = userdata;
+        int r = state_save_cgroup_record(s->manager->state_dir, subject_key(s), record);
+        if (r < 0)
+                return log_context(LOG_WARNING, r, subject_name(s), NULL, NULL, 0,
+                                   "Failed to record what is about to be written, so not writing it: %m");
+        return 0;
+}
+
+void subject_apply(Subject *s) {
+        Manager *m = s->manager;
+        CandidateData d = {};
+        g_autoptr(Resolution) r = NULL;
+        g_autoptr(CgroupPlan) plan = NULL;
+        g_autoptr(ApplyReport) report = NULL;
+        const char *who = subject_name(s);
+        int k;
+
+        if (isempty(s->cgroup) || !subject_is_running(s)) {
+                subject_forget_cgroup(s);
+                g_clear_pointer(&s->resolution, resolution_free);
+                return;
+        }
+        if (cgroup_path_validate(s->cgroup) < 0) {
+                log_context(LOG_WARNING, 0, who, NULL, NULL, 0, "Ignoring invalid cgroup path '%s'", s->cgroup);
+                return;
+        }
+
+        gather_candidate(s, &d);
+        k = resolve_candidate(m->policies, &d.c, &r);
+        candidate_data_clear(&d);
+        if (k < 0) {
+                log_context(LOG_WARNING, k, who, NULL, NULL, 0, "Failed to resolve policy groups: %m");
+                return;
+        }
+
+        log_notes(s, r, s->resolution);
+        if (!same_groups(r, s->resolution)) {
+                g_autofree char *tag = resolution_group_tag(r);
+                log_context(LOG_INFO, 0, who, NULL, NULL, 0, "Policy groups: %s", isempty(tag) ? "(none)" : tag);
+                bus_api_emit_membership_changed(m, s, r);
+        }
+
+        k = cgroup_plan_build(r, m->facts, s->unit ? PLAN_SYSTEMD_MANAGED : 0, &plan);
+        if (k < 0) {
+                log_context(LOG_WARNING, k, who, NULL, NULL, 0, "Failed to plan changes: %m");
+                return;
+        }
+
+        if (s->record && !streq(s->record->cgroup, s->cgroup)) {
+                /* The unit moved (another slice, while policyd was down):
+                 * undo what was written on the old cgroup, if it is still there. */
+                g_autoptr(ApplyReport) old = apply_report_new();
+                (void) cgroup_undo(m->cgroup_root, s->record->cgroup, s->record, m->dry_run ? APPLY_DRY_RUN : 0, old);
+                g_clear_pointer(&s->record, cgroup_record_free);
+        }
+        if (!s->record)
+                s->record = cgroup_record_new(s->cgroup);
+        report = apply_report_new();
+        const ApplyHooks hooks = { save_record_ahead, s };
+        k = cgroup_apply_plan_with_hooks(m->cgroup_root, s->cgroup, plan, s->record, m->dry_run ? APPLY_DRY_RUN : 0,
+                                         &hooks, report);
+        for (guint i = 0; i < report->actions->len; i++)
+                log_action(s, g_ptr_array_index(report->actions, i));
+        log_no_space(s, report);
+        if (errno_is_vanished(k)) {
+                log_context(LOG_DEBUG, k, who, NULL, NULL, 0, "cgroup %s vanished", s->cgroup);
+                subject_forget_cgroup(s);
+        } else if (k < 0 && k != -ENOSPC)
+                log_context(LOG_WARNING, k, who, NULL, NULL, 0, "Failed to apply policy groups: %m");
+
+        if (s->unit)
+                apply_systemd_properties(s, plan);
+
+        if (s->last_report)
+                g_ptr_array_unref(s->last_report);
+        s->last_report = g_ptr_array_ref(report->actions);
+        g_clear_pointer(&s->resolution, resolution_free);
+        s->resolution = TAKE_PTR(r);
+        subject_save(s);
+}

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+
+#include "gather.h"
+#include "log.h"
+#include "manager.h"
+#include "unit-file.h"
+#include "unit-lookup.h"
+#include "util.h"
+
+void candidate_data_clear(CandidateData *d) {
+        g_strfreev(d->slices);
+        if (d->xattrs)
+                g_ptr_array_unref(d->xattrs);
+        if (d->runtime)
+                g_ptr_array_unref(d->runtime);
+        if (d->excluded)
+                g_ptr_array_unref(d->excluded);
+        g_strfreev(d->self_requests);
+}
+
+/* user.* xattrs of a cgroup as "name=value", through its open directory. */
+static GPtrArray *read_user_xattrs(int fd) {
+        GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+        char names[65536];
+        ssize_t n = flistxattr(fd, names, sizeof(names));
+
+        for (ssize_t i = 0; n > 0 && i < n; i += (ssize_t) strlen(names + i) + 1) {
+                const char *name = names + i;
+                char value[4096];
+                if (!g_str_has_prefix(name, "user."))
+                        continue;
+                ssize_t k = fgetxattr(fd, name, value, sizeof(value) - 1);
+                if (k < 0)
+                        continue;
+                value[k] = '\0';
+                g_ptr_array_add(out, g_strdup_printf("%s=%s", name, value));
+        }
+        g_ptr_array_add(out, NULL);
+        return out;
+}
+
+/* NSS is asked once per uid and reload, not on every apply: it may be slow,
+ * or fail under the unit's sandbox. */
+static const char *user_name_of(Manager *m, uid_t uid) {
+        gpointer key = GUINT_TO_POINTER(uid + 1); /* 0 is no key for a direct hash */
+        char *name = g_hash_table_lookup(m->user_names, key);
+
+        if (!name && !g_hash_table_contains(m->user_names, key)) {
+                struct passwd pw, *result = NULL;
+                char buf[4096];
+                if (getpwuid_r(uid, &pw, buf, sizeof(buf), &result) == 0 && result)
+                        name = g_strdup(pw.pw_name);
+                g_hash_table_insert(m->user_names, key, name);
+        }
+        return name;
+}
+
+static GPtrArray *groups_for(GHashTable *table, const char *a, const char *b) {
+        GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+        const char *keys[] = { a, b };
+
+        for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
+                GPtrArray *groups = keys[i] ? g_hash_table_lookup(table, keys[i]) : NULL;
+                for (guint j = 0; groups && j < groups->len; j++)
+                        g_ptr_array_add(out, g_strdup(g_ptr_array_index(groups, j)));
+        }
+        g_ptr_array_add(out, NULL);
+        return out;
+}
+
+/* The groups the unit's files name, read once for each set of files:
+ * a warning about them is logged when they are read, not at every apply. */
+static void read_unit_groups(Subject *s) {
+        g_autoptr(Diagnostics) diags = diagnostics_new();
+
+        if (s->unit_groups_read)
+                return;
+        g_clear_pointer(&s->unit_groups, g_strfreev);
+        (void) unit_file_read_policy_groups(s->unit, s->fragment, (const char *const *) s->dropins, &s->unit_groups,
+                                            diags);
+        for (guint i = 0; i < diags->items->len; i++) {
+                const Diagnostic *diag = g_ptr_array_index(diags->items, i);
+                log_context(LOG_WARNING, 0, s->unit, NULL, diag->file, diag->line, "%s:%u: %s", strempty(diag->file),
+                            diag->line, diag->message);
+        }
+        s->unit_groups_read = true;
+}
+
+void gather_candidate(Subject *s, CandidateData *d) {
+        Manager *m = s->manager;
+        g_autofree char *path = g_build_filename(m->cgroup_root, s->cgroup, NULL);
+        /* One open directory for the owner and every xattr. */
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+        struct stat st;
+
+        d->slices = unit_slice_chain(s->slice);
+        d->c.unit = s->unit;
+        d->c.slices = (const char *const *) d->slices;
+        d->c.cgroup = s->cgroup;
+        d->c.user = s->user;
+
+        if (fd >= 0 && fstat(fd, &st) >= 0) {
+                d->c.owner_known = true;
+                d->c.owner_uid = st.st_uid;
+                d->c.owner_name = user_name_of(m, st.st_uid);
+        }
+
+        /* user.* xattrs are policy input only where root owns the cgroup:
+         * below a delegation boundary, anyone the cgroup was handed to can
+         * write them (as systemd-oomd trusts them only on root's cgroups). */
+        if (d->c.owner_known && d->c.owner_uid == 0) {
+                d->xattrs = read_user_xattrs(fd);
+                d->c.xattrs = (const char *const *) d->xattrs->pdata;
+        }
+
+        if (s->unit) {
+                read_unit_groups(s);
+                d->c.unit_groups = (const char *const *) s->unit_groups;
+        }
+
+        d->runtime = groups_for(m->assignments, s->unit, s->cgroup);
+        d->excluded = groups_for(m->exclusions, s->unit, s->cgroup);
+        d->c.runtime_groups = (const char *const *) d->runtime->pdata;
+        d->c.runtime_excluded = (const char *const *) d->excluded->pdata;
+
+        /* Self-requests are honoured only on a delegated cgroup, and only as
+         * written by its owner: systemd hands the directory to the unit's
+         * user when Delegate=yes. */
+        char request[1024];
+        ssize_t k = fd >= 0 ? fgetxattr(fd, POLICY_REQUEST_XATTR, request, sizeof(request) - 1) : -1;
+        if (k > 0) {
+                request[k] = '\0';
+                d->self_requests = g_strsplit_set(request, ", ", -1);
+                d->c.self_requests = (const char *const *) d->self_requests;
+                d->c.self_request_trusted =
+                        streq_ptr(g_hash_table_lookup(s->unit_properties, "Delegate"), "yes") && d->c.owner_known;
+        }
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The I/O edge of resolution: everything resolve_candidate() needs to
+ * know about a subject, read from its cgroup (owner, xattrs), its unit's
+ * files, and the runtime assignments. */
+
+#include "resolve.h"
+#include "subject.h"
+
+typedef struct CandidateData {
+        Candidate c;        /* borrows from the fields below and from the subject */
+        char **slices;
+        GPtrArray *xattrs;
+        GPtrArray *runtime;
+        GPtrArray *excluded;
+        char **self_requests;
+} CandidateData;
+
+void gather_candidate(Subject *s, CandidateData *d);
+void candidate_data_clear(CandidateData *d);

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <systemd/sd-bus.h>
+
+#include "log.h"
+#include "manager.h"
+#include "state-store.h"
+#include "subject.h"
+#include "util.h"
+
+UnitSnapshot *unit_snapshot_new(void) {
+        UnitSnapshot *snap = g_new0(UnitSnapshot, 1);
+        snap->properties = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        return snap;
+}
+
+UnitSnapshot *unit_snapshot_free(UnitSnapshot *snap) {
+        if (!snap)
+                return NULL;
+        g_free(snap->fragment);
+        g_strfreev(snap->dropins);
+        g_free(snap->active_state);
+        g_free(snap->cgroup);
+        g_free(snap->slice);
+        g_free(snap->user);
+        g_hash_table_unref(snap->properties);
+        g_free(snap);
+        return NULL;
+}
+
+static void property_record_destroy(gpointer p) {
+        property_record_free(p);
+}
+
+Subject *subject_free(Subject *s) {
+        if (!s)
+                return NULL;
+        g_free(s->unit);
+        g_free(s->object_path);
+        g_free(s->cgroup);
+        g_free(s->slice);
+        g_free(s->user);
+        g_free(s->fragment);
+        g_strfreev(s->dropins);
+        g_free(s->active_state);
+        g_strfreev(s->unit_groups);
+        g_free(s->no_space_logged);
+        g_hash_table_unref(s->unit_properties);
+        resolution_free(s->resolution);
+        cgroup_record_free(s->record);
+        g_ptr_array_unref(s->property_records);
+        g_hash_table_unref(s->relied_properties);
+        if (s->last_report)
+                g_ptr_array_unref(s->last_report);
+        g_free(s);
+        return NULL;
+}
+
+void subject_free_notify(void *p) {
+        subject_free(p);
+}
+
+const char *subject_key(const Subject *s) {
+        return s->unit ? s->unit : s->cgroup;
+}
+
+const char *subject_name(const Subject *s) {
+        return s->unit ? s->unit : s->cgroup;
+}
+
+bool subject_is_running(const Subject *s) {
+        return !s->active_state || (!streq(s->active_state, "inactive") && !streq(s->active_state, "failed"));
+}
+
+Subject *subject_new(Manager *m, const char *unit, const char *cgroup) {
+        Subject *s = g_new0(Subject, 1);
+        s->manager = m;
+        s->unit = g_strdup(unit);
+        s->cgroup = g_strdup(cgroup);
+        s->unit_properties = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        s->property_records = g_ptr_array_new_with_free_func(property_record_destroy);
+        s->relied_properties = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+
+        const char *key = subject_key(s);
+        if (state_load_cgroup_record(m->state_dir, key, &s->record) < 0)
+                s->record = NULL;
+        (void) state_load_property_records(m->state_dir, key, s->property_records);
+        if (unit)
+                (void) sd_bus_path_encode("/org/freedesktop/systemd1/unit", unit, &s->object_path);
+
+        g_hash_table_insert(m->subjects, g_strdup(key), s);
+        return s;
+}
+
+static bool strv_equal(char **a, char **b) {
+        for (; a && *a && b && *b; a++, b++)
+                if (!streq(*a, *b))
+                        return false;
+        return !(a && *a) && !(b && *b);
+}
+
+void subject_invalidate_unit_groups(Subject *s) {
+        g_clear_pointer(&s->unit_groups, g_strfreev);
+        s->unit_groups_read = false;
+}
+
+static void take_string(char **field, char **value) {
+        g_free(*field);
+        *field = isempty(*value) ? NULL : g_strdup(*value);
+        g_clear_pointer(value, g_free);
+}
+
+void subject_take_snapshot(Subject *s, UnitSnapshot *snap) {
+        if (!streq_ptr(s->fragment, snap->fragment) || !strv_equal(s->dropins, snap->dropins))
+                subject_invalidate_unit_groups(s);
+        take_string(&s->fragment, &snap->fragment);
+        g_strfreev(s->dropins);
+        s->dropins = g_steal_pointer(&snap->dropins);
+        take_string(&s->active_state, &snap->active_state);
+        take_string(&s->cgroup, &snap->cgroup);
+        take_string(&s->slice, &snap->slice);
+        take_string(&s->user, &snap->user);
+        g_hash_table_unref(s->unit_properties);
+        s->unit_properties = g_hash_table_ref(snap->properties);
+}
+
+PropertyRecord *subject_find_property_record(Subject *s, const char *property) {
+        for (guint i = 0; i < s->property_records->len; i++) {
+                PropertyRecord *p = g_ptr_array_index(s->property_records, i);
+                if (streq(p->property, property))
+                        return p;
+        }
+        return NULL;
+}
+
+void subject_save(Subject *s) {
+        Manager *m = s->manager;
+        int r;
+
+        if (m->dry_run)
+                return;
+        r = state_save_cgroup_record(m->state_dir, subject_key(s), s->record);
+        if (r < 0)
+                log_context(LOG_WARNING, r, s->unit, NULL, NULL, 0, "Failed to save what was applied: %m");
+        r = state_save_property_records(m->state_dir, subject_key(s), s->property_records);
+        if (r < 0)
+                log_context(LOG_WARNING, r, s->unit, NULL, NULL, 0, "Failed to save the properties set: %m");
+}
+
+void subject_forget_cgroup(Subject *s) {
+        if (!s->record || s->record->items->len == 0)
+                return;
+        g_clear_pointer(&s->record, cgroup_record_free);
+        subject_save(s);
+}

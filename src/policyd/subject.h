@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* A subject of policy: a unit with a cgroup, or a cgroup assigned by path.
+ * (Not "target": that is a kind of systemd unit.) The manager's table owns
+ * every subject; what systemd says of a unit reaches one only as a
+ * UnitSnapshot, through subject_take_snapshot(). */
+
+#include <glib.h>
+#include <stdbool.h>
+
+#include "cgroup-apply.h"
+#include "resolve.h"
+
+typedef struct Manager Manager;
+
+/* One systemd property policyd set on a unit, and what was there before. */
+typedef struct PropertyRecord {
+        char *property;  /* "MemorySwapMax" */
+        char *previous;  /* as the unit reported it before the first write */
+        char *written;
+} PropertyRecord;
+
+/* What systemd said of a unit in one refresh, parsed from its replies. */
+typedef struct UnitSnapshot {
+        char *fragment;
+        char **dropins;
+        char *active_state;
+        char *cgroup;
+        char *slice;
+        char *user;
+        GHashTable *properties; /* systemd property → value as string */
+} UnitSnapshot;
+
+UnitSnapshot *unit_snapshot_new(void);
+UnitSnapshot *unit_snapshot_free(UnitSnapshot *snap);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(UnitSnapshot, unit_snapshot_free)
+
+typedef struct Subject {
+        Manager *manager;
+        char *unit;          /* NULL for a cgroup no unit owns */
+        char *object_path;   /* systemd's object for the unit */
+        char *cgroup;        /* below the cgroup root; NULL while the unit has none */
+        char *slice;
+        char *user;
+        char *fragment;
+        char **dropins;
+        char *active_state;
+        GHashTable *unit_properties; /* systemd property → current value as string */
+
+        /* The groups the unit's files name, read when its fragment or
+         * drop-ins change, or at a reload of either side. */
+        char **unit_groups;
+        bool unit_groups_read;
+
+        Resolution *resolution;      /* last resolution; NULL before the first */
+        CgroupRecord *record;        /* what policyd wrote on the cgroup */
+        GPtrArray *property_records; /* PropertyRecord*, what policyd set through systemd */
+        /* property → the group's value, which systemd held from the unit's
+         * files (policyd-generator's drop-in) so that policyd set nothing.
+         * When systemd's value moves on after a daemon-reload, its kernel
+         * file follows (systemd does not write it for a running unit). */
+        GHashTable *relied_properties;
+        GPtrArray *last_report;      /* Action* of the last apply, for explain */
+
+        char *no_space_logged;       /* the xattrs last reported as not fitting */
+        bool needs_daemon_reload;    /* a group its unit file names changed since systemd last ran the generator */
+        unsigned refresh_generation; /* drops replies of superseded refreshes */
+        bool refresh_queued;
+} Subject;
+
+/* Creates a subject in the manager's table, adopting what an earlier run
+ * recorded for it under the state directory. */
+Subject *subject_new(Manager *m, const char *unit, const char *cgroup);
+Subject *subject_free(Subject *s);
+void subject_free_notify(void *p);
+
+/* The key in the manager's table: the unit name, or the cgroup path. */
+const char *subject_key(const Subject *s);
+/* For messages: the unit, or the cgroup no unit owns. */
+const char *subject_name(const Subject *s);
+/* Whether the unit is in a state that has a cgroup to apply to. */
+bool subject_is_running(const Subject *s);
+
+/* Moves what the snapshot holds into the subject. */
+void subject_take_snapshot(Subject *s, UnitSnapshot *snap);
+/* The unit's files must be read again (a reload of policyd or systemd). */
+void subject_invalidate_unit_groups(Subject *s);
+
+PropertyRecord *subject_find_property_record(Subject *s, const char *property);
+
+/* Writes the subject's records under the state directory (not in dry run). */
+void subject_save(Subject *s);
+/* The cgroup went away, and with it everything policyd wrote on it. */
+void subject_forget_cgroup(Subject *s);
