@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <inttypes.h>
+
+#include "cgroup-plan.h"
+#include "util.h"
+
+static const char *const backend_table[_BACKEND_MAX] = {
+        [BACKEND_XATTR] = "xattr",
+        [BACKEND_CGROUP_FILE] = "cgroup-file",
+        [BACKEND_SYSTEMD_PROPERTY] = "systemd-property",
+        [BACKEND_EXEC_TIME] = "exec-time",
+        [BACKEND_NOT_ENFORCEABLE] = "not-enforceable",
+};
+
+const char *backend_to_string(Backend b) {
+        if ((int) b < 0 || b >= _BACKEND_MAX)
+                return NULL;
+        return backend_table[b];
+}
+
+
+static PlanItem *plan_item_free(PlanItem *i) {
+        if (!i)
+                return NULL;
+        g_free(i->target);
+        g_free(i->value);
+        g_free(i->reason);
+        g_free(i);
+        return NULL;
+}
+DEFINE_FREE_NOTIFY(plan_item_free, PlanItem)
+
+CgroupPlan *cgroup_plan_free(CgroupPlan *p) {
+        if (!p)
+                return NULL;
+        if (p->items)
+                g_ptr_array_unref(p->items);
+        g_free(p);
+        return NULL;
+}
+
+CgroupPlan *cgroup_plan_new(void) {
+        CgroupPlan *p = g_new0(CgroupPlan, 1);
+        p->items = g_ptr_array_new_with_free_func(plan_item_free_notify);
+        return p;
+}
+
+void cgroup_plan_add(CgroupPlan *p, Backend b, int knob, const char *target, char *value, const char *reason) {
+        PlanItem *i = g_new0(PlanItem, 1);
+
+        i->backend = b;
+        i->knob = (Knob) knob;
+        i->target = g_strdup(target);
+        i->value = value;
+        i->reason = g_strdup(reason);
+        g_ptr_array_add(p->items, i);
+}
+
+/* The kernel's spelling for memory.swap.max and friends. The kernel keeps
+ * pages and reads back a page multiple, so write one: what we compare later
+ * is then what we wrote. NULL when the limit cannot be converted. */
+static char *format_limit_for_kernel(const MemoryLimit *l, uint64_t swap_total) {
+        uint64_t bytes;
+
+        if (memory_limit_to_bytes(l, swap_total, page_size(), &bytes) < 0)
+                return NULL;
+        if (bytes == UINT64_MAX)
+                return g_strdup("max");
+        return g_strdup_printf("%" PRIu64, bytes - bytes % page_size());
+}
+
+/* systemd's spelling for MemorySwapMax= and MemoryZSwapMax=, the same
+ * conversion as policyd-generator's, so that its drop-in and we agree. */
+static char *format_limit_for_systemd(const MemoryLimit *l, uint64_t swap_total) {
+        char *s = NULL;
+
+        if (format_memory_limit_for_systemd(l, swap_total, page_size(), &s) < 0)
+                return NULL;
+        return s;
+}
+
+static bool strv_contains_str(char *const *v, const char *s) {
+        for (; v && *v; v++)
+                if (streq(*v, s))
+                        return true;
+        return false;
+}
+
+/* What SwapTiers= turns into, decided before the other swap knobs because
+ * the fallbacks override SwapMax= and ZSwapWriteback=. */
+typedef struct TierDecision {
+        const char *swap_max_zero;   /* reason, when memory.swap.max must be 0 */
+        const char *writeback_off;   /* reason, when memory.zswap.writeback must be 0 */
+} TierDecision;
+
+static void plan_swap_tiers(CgroupPlan *p, const ResolvedKnob *k, const SystemFacts *facts, TierDecision *d) {
+        char *const *tiers = k->value.tiers;
+        char *const *defined = facts ? facts->tier_names : NULL;
+        guint n = tiers ? g_strv_length((char **) tiers) : 0;
+        bool none = n == 0 || (n == 1 && streq(tiers[0], SWAP_TIER_NONE));
+        bool zswap_only = n == 1 && streq(tiers[0], SWAP_TIER_ZSWAP);
+
+        if (facts && facts->swap_tiers && defined && *defined) {
+                /* memory.swap.tiers.max: "TIER max|0", one line per tier the
+                 * kernel defines, so that the file says all of it. */
+                if (zswap_only) {
+                        /* zswap still needs a slot on some device: keep
+                         * every tier, forbid writeback. */
+                        d->writeback_off = "SwapTiers=zswap: zswap only, no writeback to swap devices";
+                        return;
+                }
+                GString *content = g_string_new(NULL);
+                for (char *const *t = defined; *t; t++)
+                        g_string_append_printf(content, "%s%s %s", content->len > 0 ? "\n" : "", *t,
+                                               !none && strv_contains_str(tiers, *t) ? "max" : "0");
+                cgroup_plan_add(p, BACKEND_CGROUP_FILE, KNOB_SWAP_TIERS, SWAP_TIERS_FILE, g_string_free(content, FALSE),
+                         NULL);
+
+                for (guint i = 0; i < n; i++) {
+                        if (streq(tiers[i], SWAP_TIER_NONE) || streq(tiers[i], SWAP_TIER_ZSWAP) ||
+                            strv_contains_str(defined, tiers[i]))
+                                continue;
+                        g_autofree char *reason = g_strdup_printf(
+                                "swap tier '%s' is not defined by the kernel (/sys/kernel/mm/swap/tiers)", tiers[i]);
+                        cgroup_plan_add(p, BACKEND_NOT_ENFORCEABLE, KNOB_SWAP_TIERS, SWAP_TIERS_FILE,
+                                 g_strdup(tiers[i]), reason);
+                }
+                return;
+        }
+
+        /* No swap tiers here (DESIGN §6): only what can be done honestly. */
+        if (none) {
+                d->swap_max_zero = "SwapTiers=none on a kernel without swap tiers";
+                return;
+        }
+        if (zswap_only && (!facts || facts->zswap_writeback)) {
+                d->writeback_off = "SwapTiers=zswap on a kernel without swap tiers";
+                return;
+        }
+
+        cgroup_plan_add(p, BACKEND_XATTR, KNOB_SWAP_TIERS, POLICY_SWAP_TIERS_XATTR, g_strjoinv(",", (char **) tiers),
+                 "swap tiers that cannot be enforced are tagged for other readers");
+        cgroup_plan_add(p, BACKEND_NOT_ENFORCEABLE, KNOB_SWAP_TIERS, SWAP_TIERS_FILE, g_strjoinv(",", (char **) tiers),
+                 facts && facts->swap_tiers
+                         ? "swap tiers not usable: none is defined in /sys/kernel/mm/swap/tiers"
+                 : zswap_only
+                         ? "zswap-only needs memory.zswap.writeback (Linux 6.8 with zswap), which this kernel lacks"
+                         : "swap tiers not supported by this kernel (no /sys/kernel/mm/swap/tiers)");
+}
+
+#define SYSTEMD_REASON "systemd holds this for its units: SetUnitProperties(runtime=true)"
+#define EXEC_TIME_REASON \
+        "process-level: applied when the unit starts, by policyd-generator, for units whose files name the group"
+
+int cgroup_plan_build(const Resolution *r, const SystemFacts *facts, PlanFlags flags, CgroupPlan **ret) {
+        g_autoptr(CgroupPlan) p = NULL;
+        bool systemd = flags & PLAN_SYSTEMD_MANAGED;
+        uint64_t swap_total = facts ? facts->swap_total : 0;
+        TierDecision tiers = {};
+        const ResolvedKnob *k;
+
+        if (!r || !ret)
+                return -EINVAL;
+
+        p = cgroup_plan_new();
+
+        /* The tag: NULL when in no group, which removes what we set. */
+        cgroup_plan_add(p, BACKEND_XATTR, -1, POLICY_GROUP_XATTR,
+                 r->memberships && r->memberships->len > 0 ? resolution_group_tag(r) : NULL, NULL);
+
+        for (guint i = 0; r->attributes && i < r->attributes->len; i++) {
+                const ResolvedAttribute *a = g_ptr_array_index(r->attributes, i);
+                cgroup_plan_add(p, BACKEND_XATTR, -1, a->name, g_strdup(strempty(a->value)), NULL);
+        }
+
+        /* SwapTiers= first: its fallbacks override SwapMax= and ZSwapWriteback=. */
+        g_autoptr(CgroupPlan) tier_items = g_new0(CgroupPlan, 1);
+        tier_items->items = g_ptr_array_new_with_free_func(plan_item_free_notify);
+        if (r->knobs[KNOB_SWAP_TIERS].set)
+                plan_swap_tiers(tier_items, &r->knobs[KNOB_SWAP_TIERS], facts, &tiers);
+
+        k = &r->knobs[KNOB_SWAP_MAX];
+        if (tiers.swap_max_zero) {
+                if (systemd)
+                        cgroup_plan_add(p, BACKEND_SYSTEMD_PROPERTY, KNOB_SWAP_MAX, "MemorySwapMax", g_strdup("0"),
+                                 tiers.swap_max_zero);
+                else
+                        cgroup_plan_add(p, BACKEND_CGROUP_FILE, KNOB_SWAP_MAX, "memory.swap.max", g_strdup("0"),
+                                 tiers.swap_max_zero);
+        } else if (k->set) {
+                if (systemd)
+                        cgroup_plan_add(p, BACKEND_SYSTEMD_PROPERTY, KNOB_SWAP_MAX, "MemorySwapMax",
+                                 format_limit_for_systemd(&k->value.limit, swap_total), SYSTEMD_REASON);
+                else
+                        cgroup_plan_add(p, BACKEND_CGROUP_FILE, KNOB_SWAP_MAX, "memory.swap.max",
+                                 format_limit_for_kernel(&k->value.limit, swap_total), NULL);
+        }
+
+        k = &r->knobs[KNOB_SWAP_HIGH];
+        if (k->set)
+                cgroup_plan_add(p, BACKEND_CGROUP_FILE, KNOB_SWAP_HIGH, "memory.swap.high",
+                         format_limit_for_kernel(&k->value.limit, swap_total),
+                         systemd ? "systemd has no property for memory.swap.high" : NULL);
+
+        k = &r->knobs[KNOB_ZSWAP_MAX];
+        if (k->set) {
+                if (systemd)
+                        cgroup_plan_add(p, BACKEND_SYSTEMD_PROPERTY, KNOB_ZSWAP_MAX, "MemoryZSwapMax",
+                                 format_limit_for_systemd(&k->value.limit, swap_total), SYSTEMD_REASON);
+                else
+                        cgroup_plan_add(p, BACKEND_CGROUP_FILE, KNOB_ZSWAP_MAX, "memory.zswap.max",
+                                 format_limit_for_kernel(&k->value.limit, swap_total), NULL);
+        }
+
+        k = &r->knobs[KNOB_ZSWAP_WRITEBACK];
+        if (tiers.writeback_off || k->set) {
+                bool on = tiers.writeback_off ? false : k->value.boolean;
+                const char *reason = tiers.writeback_off ?: (systemd ? SYSTEMD_REASON : NULL);
+
+                if (facts && !facts->zswap_writeback)
+                        cgroup_plan_add(p, BACKEND_NOT_ENFORCEABLE, KNOB_ZSWAP_WRITEBACK,
+                                 systemd ? "MemoryZSwapWriteback" : "memory.zswap.writeback",
+                                 g_strdup(on ? "1" : "0"),
+                                 "memory.zswap.writeback needs Linux 6.8 with zswap, which this kernel lacks");
+                else if (systemd)
+                        cgroup_plan_add(p, BACKEND_SYSTEMD_PROPERTY, KNOB_ZSWAP_WRITEBACK, "MemoryZSwapWriteback",
+                                 g_strdup(on ? "yes" : "no"), reason);
+                else
+                        cgroup_plan_add(p, BACKEND_CGROUP_FILE, KNOB_ZSWAP_WRITEBACK, "memory.zswap.writeback",
+                                 g_strdup(on ? "1" : "0"), reason);
+        }
+
+        for (guint i = 0; i < tier_items->items->len; i++)
+                g_ptr_array_add(p->items, g_ptr_array_index(tier_items->items, i));
+        g_ptr_array_set_free_func(tier_items->items, NULL);
+
+        k = &r->knobs[KNOB_KSM];
+        if (k->set)
+                cgroup_plan_add(p, BACKEND_EXEC_TIME, KNOB_KSM, "MemoryKSM", g_strdup(k->value.boolean ? "yes" : "no"),
+                         EXEC_TIME_REASON);
+
+        k = &r->knobs[KNOB_NUMA_POLICY];
+        if (k->set)
+                cgroup_plan_add(p, BACKEND_EXEC_TIME, KNOB_NUMA_POLICY, "NUMAPolicy",
+                         g_strdup(numa_policy_to_string(k->value.numa_policy)), EXEC_TIME_REASON);
+
+        k = &r->knobs[KNOB_NUMA_NODES];
+        if (k->set) {
+                if (systemd)
+                        cgroup_plan_add(p, BACKEND_SYSTEMD_PROPERTY, KNOB_NUMA_NODES, "AllowedMemoryNodes",
+                                 format_numa_nodes(&k->value.numa_nodes), SYSTEMD_REASON);
+                else
+                        cgroup_plan_add(p, BACKEND_CGROUP_FILE, KNOB_NUMA_NODES, "cpuset.mems",
+                                 format_numa_nodes(&k->value.numa_nodes), NULL);
+        }
+
+        *ret = TAKE_PTR(p);
+        return 0;
+}
+
+int systemd_property_kernel_file(const char *property, const char *value, const char **ret_file, char **ret_value) {
+        static const struct {
+                const char *property, *file;
+        } table[] = {
+                { "MemorySwapMax", "memory.swap.max" },
+                { "MemoryZSwapMax", "memory.zswap.max" },
+                { "MemoryZSwapWriteback", "memory.zswap.writeback" },
+        };
+        guint64 bytes;
+        bool b;
+
+        if (!property || !value || !ret_file || !ret_value)
+                return -EINVAL;
+        for (size_t i = 0; i < ELEMENTSOF(table); i++) {
+                if (!streq(property, table[i].property))
+                        continue;
+                if (streq(property, "MemoryZSwapWriteback")) {
+                        if (parse_boolean(value, &b, NULL) < 0)
+                                return -EINVAL;
+                        *ret_value = g_strdup(b ? "1" : "0");
+                } else if (streq(value, "infinity"))
+                        *ret_value = g_strdup("max");
+                else if (g_ascii_string_to_unsigned(value, 10, 0, G_MAXUINT64 - 1, &bytes, NULL))
+                        *ret_value = g_strdup_printf("%" PRIu64, (uint64_t) bytes);
+                else
+                        return -EINVAL;
+                *ret_file = table[i].file;
+                return 0;
+        }
+        return -EOPNOTSUPP;
+}

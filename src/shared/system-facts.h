@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* What the running kernel offers for swap: read once per reload (and per
+ * rescan), so that plans stay pure. */
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* What the running kernel offers; gathered by system_facts_probe(). */
+typedef struct SystemFacts {
+        bool swap_tiers;       /* /sys/kernel/mm/swap/tiers exists (swap tiers v9) */
+        char **tier_names;     /* tiers defined there, NULL-terminated */
+        uint64_t swap_total;   /* bytes, from /proc/swaps; for percent limits */
+        bool zswap_writeback;  /* memory.zswap.writeback exists (6.8+): probed as zswap built in
+                                * (SYSFS/module/zswap) and PROC/sys/kernel/osrelease >= 6.8,
+                                * since the file is not on the cgroup root */
+} SystemFacts;
+
+SystemFacts *system_facts_free(SystemFacts *f);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SystemFacts, system_facts_free)
+/* The total of /proc/swaps in bytes, saturating; policyd-generator reads it
+ * too, so that a percentage is of the same total. */
+uint64_t swap_total_parse(const char *text);
+/* sysfs_root: "/sys" normally; proc_root: "/proc". A test passes a fake tree. */
+int system_facts_probe(const char *sysfs_root, const char *proc_root, SystemFacts **ret);
