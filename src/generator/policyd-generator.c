@@ -712,34 +712,6 @@ static void out_knobs(Output *o, const Resolution *r) {
         }
 }
 
-/* Writes a temporary file next to path and renames it into place, so that
- * nobody reads half a drop-in. No fsync(): the output directories are on
- * tmpfs, and systemd makes them anew at every run. */
-static int write_file_atomic(const char *path, const char *content) {
-        g_autofree char *tmp = g_strconcat(path, ".XXXXXX", NULL);
-        size_t size = strlen(content);
-        _cleanup_close_ int fd = -1;
-        int r = 0;
-
-        fd = mkostemp(tmp, O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        for (size_t done = 0; done < size && r == 0;) {
-                ssize_t k = write(fd, content + done, size - done);
-                if (k < 0 && errno != EINTR)
-                        r = -errno;
-                else if (k > 0)
-                        done += (size_t) k;
-        }
-        if (r == 0 && fchmod(fd, 0644) < 0)
-                r = -errno;
-        if (r == 0 && rename(tmp, path) < 0)
-                r = -errno;
-        if (r < 0)
-                (void) unlink(tmp);
-        return r;
-}
-
 static int write_dropin(Context *c, const Entry *e, const char *content) {
         g_autofree char *dir = g_build_filename(c->output_dir, e->dropin_dir, NULL);
         g_autofree char *path = g_build_filename(dir, DROPIN_FILE, NULL);
@@ -747,7 +719,9 @@ static int write_dropin(Context *c, const Entry *e, const char *content) {
 
         if (g_mkdir_with_parents(dir, 0755) < 0)
                 return log_warning_errno(errno, "%s: cannot create %s: %m", entry_display(e), dir);
-        r = write_file_atomic(path, content);
+        /* No fsync(): the output directories are on tmpfs, and systemd makes
+         * them anew at every run. */
+        r = write_file_atomic(path, content, 0644, 0);
         if (r < 0)
                 return log_warning_errno(r, "%s: cannot write %s: %m", entry_display(e), path);
         log_debug("%s: wrote %s", entry_display(e), path);

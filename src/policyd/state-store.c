@@ -12,32 +12,6 @@
 #include "state-store.h"
 #include "util.h"
 
-int write_file_atomic(const char *path, const char *data, mode_t mode) {
-        g_autofree char *tmp = g_strdup_printf("%s.XXXXXX", path);
-        _cleanup_close_ int fd = -1;
-        size_t len = strlen(data);
-
-        fd = g_mkstemp_full(tmp, O_WRONLY | O_CLOEXEC, mode);
-        if (fd < 0)
-                return -errno;
-        while (len > 0) {
-                ssize_t k = write(fd, data, len);
-                if (k < 0) {
-                        int r = -errno;
-                        (void) unlink(tmp);
-                        return r;
-                }
-                data += k;
-                len -= (size_t) k;
-        }
-        if (fsync(fd) < 0 || rename(tmp, path) < 0) {
-                int r = -errno;
-                (void) unlink(tmp);
-                return r;
-        }
-        return 0;
-}
-
 /* Escaped keys longer than this get a hash in place of their tail, so that
  * a deep cgroup path still makes a file name within NAME_MAX (255). */
 #define STATE_NAME_KEEP 160
@@ -90,7 +64,7 @@ int state_save_assignments(const char *dir, GHashTable *assignments, GHashTable 
                 return r;
         append_assignment_lines(out, '+', assignments);
         append_assignment_lines(out, '-', exclusions);
-        return write_file_atomic(path, out->str, 0600);
+        return write_file_atomic(path, out->str, 0600, WRITE_FILE_SYNC);
 }
 
 void assignment_table_add(GHashTable *table, const char *key, const char *group) {
@@ -148,7 +122,7 @@ int state_save_cgroup_record(const char *dir, const char *key, const CgroupRecor
         if (r < 0)
                 return r;
         g_autofree char *text = cgroup_record_serialize(record);
-        return write_file_atomic(path, text, 0600);
+        return write_file_atomic(path, text, 0600, WRITE_FILE_SYNC);
 }
 
 int state_load_cgroup_record(const char *dir, const char *key, CgroupRecord **ret) {
@@ -194,7 +168,7 @@ int state_save_property_records(const char *dir, const char *key, const GPtrArra
                 g_autofree char *written = g_strescape(p->written, NULL);
                 g_string_append_printf(out, "%s\t%s\t%s\n", p->property, prev, written);
         }
-        return write_file_atomic(path, out->str, 0600);
+        return write_file_atomic(path, out->str, 0600, WRITE_FILE_SYNC);
 }
 
 int state_load_property_records(const char *dir, const char *key, GPtrArray *records) {

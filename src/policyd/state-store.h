@@ -36,6 +36,3 @@ void property_record_free(PropertyRecord *r);
 /* The file name for key: URI-escaped, and with a SHA-256 of the key in
  * place of the tail when that would exceed NAME_MAX. */
 char *state_file_name(const char *key);
-
-/* Writes data to path through a temporary file and rename(). */
-int write_file_atomic(const char *path, const char *data, mode_t mode);

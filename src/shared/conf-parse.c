@@ -337,45 +337,6 @@ int conf_extract_words(const char *s, GPtrArray *words) {
         return 0;
 }
 
-int read_full_file(const char *path, char **ret, size_t *ret_size) {
-        _cleanup_close_ int fd = -1;
-        struct stat st;
-
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return -errno;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (S_ISDIR(st.st_mode))
-                return -EISDIR;
-        if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode))
-                return -EBADFD;
-        if (st.st_size > (off_t) CONF_FILE_MAX)
-                return -EFBIG;
-
-        g_autoptr(GByteArray) buf = g_byte_array_new();
-        uint8_t chunk[16384];
-        for (;;) {
-                ssize_t k = read(fd, chunk, sizeof(chunk));
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                if (k == 0)
-                        break;
-                if (buf->len + (size_t) k > CONF_FILE_MAX)
-                        return -EFBIG;
-                g_byte_array_append(buf, chunk, (guint) k);
-        }
-
-        size_t size = buf->len;
-        g_byte_array_append(buf, (const uint8_t *) "", 1); /* NUL-terminate */
-        *ret_size = size;
-        *ret = (char *) g_byte_array_free(TAKE_PTR(buf), FALSE);
-        return 0;
-}
-
 int conf_parse_file(const char *path, ConfFile **ret, Diagnostics *diags) {
         g_autofree char *data = NULL;
         size_t size = 0;

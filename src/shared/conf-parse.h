@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "diagnostics.h"
+#include "fileio.h"
 
 /* systemd's LONG_LINE_MAX: a line must stay below it, a continued one may
  * reach it. */
@@ -62,8 +63,6 @@ int conf_extract_words(const char *s, GPtrArray *words);
 /* Reads and parses path. -errno when it cannot be read (with a diagnostic). */
 int conf_parse_file(const char *path, ConfFile **ret, Diagnostics *diags);
 
-/* Reads a whole file, refusing one larger than CONF_FILE_MAX. */
-int read_full_file(const char *path, char **ret, size_t *ret_size);
 
 typedef struct ConfContext {
         const char *file;
