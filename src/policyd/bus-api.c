@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <inttypes.h>
-#include <sys/xattr.h>
 
 #include "assign.h"
 #include "bus-api.h"
 #include "bus-util.h"
 #include "conf-parse.h"
+#include "explain.h"
 #include "json-writer.h"
 #include "log.h"
 #include "policy-values.h"
@@ -141,113 +141,14 @@ static int method_list_members(sd_bus_message *msg, void *userdata, sd_bus_error
 
 /* ---- Explain ---- */
 
-static char *read_cgroup_value(const char *root, const char *cgroup, const char *file) {
-        g_autofree char *path = g_build_filename(root, cgroup, file, NULL);
-        g_autofree char *data = NULL;
-        size_t size;
+/* The kernel, for explain: through the same careful walk as the writes. */
+static char *explain_read(const char *cgroup, Backend backend, const char *target, void *userdata) {
+        const Manager *m = userdata;
+        char *value = NULL;
 
-        if (read_full_file(path, &data, &size) < 0)
-                return NULL;
-        return g_strstrip(g_strdup(data));
-}
-
-static char *read_xattr_value(const char *root, const char *cgroup, const char *name) {
-        g_autofree char *path = g_build_filename(root, cgroup, NULL);
-        char buf[65537];
-        ssize_t n = getxattr(path, name, buf, sizeof(buf) - 1);
-        if (n < 0)
-                return NULL;
-        buf[n] = '\0';
-        return g_strdup(buf);
-}
-
-static bool parse_limit(const char *s, uint64_t *ret) {
-        char *end;
-        if (!s)
-                return false;
-        if (streq(s, "max")) {
-                *ret = UINT64_MAX;
-                return true;
-        }
-        errno = 0;
-        *ret = strtoull(s, &end, 10);
-        return errno == 0 && *end == '\0' && end != s;
-}
-
-/* Byte counts as policy files write them ("64M"), so that requested and
- * effective read alike; anything else as it is. */
-static char *human_value(const char *s) {
-        uint64_t v;
-        if (!s || streq(s, "max") || !parse_limit(s, &v))
-                return g_strdup(s);
-        return format_size(v);
-}
-
-/* The kernel caps a child by its ancestors whatever the child asks: name
- * the tightest ancestor below the request. */
-static char *parent_cap_note(const char *root, const char *cgroup, const char *file, const char *requested) {
-        uint64_t want, lowest = UINT64_MAX;
-        g_autofree char *lowest_at = NULL;
-        g_autofree char *parent = g_path_get_dirname(cgroup);
-
-        if (!parse_limit(requested, &want))
-                return NULL;
-        while (!streq(parent, "/") && !streq(parent, ".")) {
-                g_autofree char *v = read_cgroup_value(root, parent, file);
-                uint64_t limit;
-                if (parse_limit(v, &limit) && limit < lowest) {
-                        lowest = limit;
-                        g_free(lowest_at);
-                        lowest_at = g_strdup(parent);
-                }
-                char *up = g_path_get_dirname(parent);
-                g_free(parent);
-                parent = up;
-        }
-        if (!lowest_at || lowest >= want)
-                return NULL;
-        g_autofree char *have = format_size(lowest), *want_h = human_value(requested);
-        return g_strdup_printf("capped by %s: its %s is %s, below the %s requested", lowest_at, file, have,
-                               want_h);
-}
-
-static const char *kernel_file_of(const PlanItem *item) {
-        if (item->backend == BACKEND_CGROUP_FILE)
-                return item->target;
-        if (item->backend != BACKEND_SYSTEMD_PROPERTY)
-                return NULL;
-        if (streq(item->target, "MemorySwapMax"))
-                return "memory.swap.max";
-        if (streq(item->target, "MemoryZSwapMax"))
-                return "memory.zswap.max";
-        if (streq(item->target, "MemoryZSwapWriteback"))
-                return "memory.zswap.writeback";
-        if (streq(item->target, "AllowedMemoryNodes"))
-                return "cpuset.mems.effective";
-        return NULL;
-}
-
-/* systemd properties and files spell the same value differently. */
-static char *kernel_spelling(const PlanItem *item) {
-        if (!item->value)
-                return NULL;
-        if (item->backend == BACKEND_SYSTEMD_PROPERTY) {
-                if (streq(item->value, "infinity"))
-                        return g_strdup("max");
-                if (streq(item->value, "yes"))
-                        return g_strdup("1");
-                if (streq(item->value, "no"))
-                        return g_strdup("0");
-        }
-        return g_strdup(item->value);
-}
-
-static int append_knob_row(sd_bus_message *reply, const char *name, const char *requested, const char *effective,
-                           Backend backend, const char *group, const Provenance *source, const char *note) {
-        g_autofree char *where = source && source->file ? g_strdup_printf("%s:%u", source->file, source->line)
-                                                         : g_strdup("");
-        return sd_bus_message_append(reply, "(sssssss)", name, strempty(requested), strempty(effective),
-                                     backend_to_string(backend), strempty(group), where, strempty(note));
+        if (cgroup_read_value(m->cgroup_root, cgroup, backend, target, &value) < 0)
+                g_clear_pointer(&value, g_free);
+        return value;
 }
 
 static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
@@ -299,71 +200,18 @@ static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *err
         if (r < 0)
                 return r;
 
+        g_autoptr(GPtrArray) rows = explain_rows(res, plan, s->cgroup, s->needs_daemon_reload, explain_read, m);
         r = sd_bus_message_open_container(reply, 'a', "(sssssss)");
         if (r < 0)
                 return r;
-
-        for (guint i = 0; i < plan->items->len; i++) {
-                const PlanItem *item = g_ptr_array_index(plan->items, i);
-                const ResolvedKnob *knob = (int) item->knob >= 0 && item->knob < _KNOB_MAX ? &res->knobs[item->knob]
-                                                                                            : NULL;
-                g_autofree char *requested = NULL, *effective = NULL, *note = NULL, *name = NULL;
-                const char *group = NULL;
-                const Provenance *source = NULL;
-
-                if (knob && knob->set) {
-                        g_autofree char *as_written = knob_value_format(item->knob, &knob->value);
-                        g_autofree char *as_applied = human_value(item->value);
-                        /* "50%" means little beside an effective "4G" without what it came to. */
-                        requested = as_applied && knob_type(item->knob) == KNOB_TYPE_MEMORY_LIMIT &&
-                                                    !streq(as_applied, as_written) && !streq(as_applied, "max") &&
-                                                    !streq(as_applied, "infinity")
-                                            ? g_strdup_printf("%s (%s)", as_written, as_applied)
-                                            : g_strdup(as_written);
-                        group = knob->group;
-                        source = &knob->source;
-                        name = streq(knob_to_string(item->knob), item->target)
-                                       ? g_strdup(item->target)
-                                       : g_strdup_printf("%s (%s)", knob_to_string(item->knob), item->target);
-                } else {
-                        requested = g_strdup(item->value);
-                        name = g_strdup(item->target);
-                        for (guint j = 0; j < res->attributes->len; j++) {
-                                const ResolvedAttribute *a = g_ptr_array_index(res->attributes, j);
-                                if (streq(a->name, item->target)) {
-                                        group = a->group;
-                                        source = &a->source;
-                                }
-                        }
-                }
-
-                if (item->backend == BACKEND_XATTR)
-                        effective = read_xattr_value(m->cgroup_root, s->cgroup, item->target);
-                else if (kernel_file_of(item)) {
-                        const char *file = kernel_file_of(item);
-                        g_autofree char *want = kernel_spelling(item);
-                        g_autofree char *raw = read_cgroup_value(m->cgroup_root, s->cgroup, file);
-                        effective = human_value(raw);
-                        note = parent_cap_note(m->cgroup_root, s->cgroup, file, want);
-                        if (!note && raw && want && !streq(raw, want) && !streq(file, "cpuset.mems.effective"))
-                                note = g_strdup_printf("the kernel has %s, not the %s requested", raw, want);
-                }
-                if (!note && item->reason)
-                        note = g_strdup(item->reason);
-
-                r = append_knob_row(reply, name, requested, effective, item->backend, group, source, note);
+        for (guint i = 0; i < rows->len; i++) {
+                const ExplainRow *row = g_ptr_array_index(rows, i);
+                r = sd_bus_message_append(reply, "(sssssss)", row->name, strempty(row->requested),
+                                          strempty(row->effective), backend_to_string(row->backend),
+                                          strempty(row->group), strempty(row->where), strempty(row->note));
                 if (r < 0)
                         return r;
         }
-
-        if (s->needs_daemon_reload) {
-                r = append_knob_row(reply, "exec-time settings", NULL, NULL, BACKEND_EXEC_TIME, NULL, NULL,
-                                    "stale: a group the unit file names changed; run 'systemctl daemon-reload' "
-                                    "and restart the unit");
-                if (r < 0)
-                        return r;
-        }
-
         r = sd_bus_message_close_container(reply);
         if (r < 0)
                 return r;

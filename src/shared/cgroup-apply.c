@@ -640,3 +640,21 @@ int cgroup_sync_knob_file(const char *cgroupfs_root, const char *cgroup, const c
         cgroup_plan_add(plan, BACKEND_CGROUP_FILE, -1, file, g_strdup(value), NULL);
         return cgroup_apply_plan(cgroupfs_root, cgroup, plan, NULL, flags, report);
 }
+
+int cgroup_read_value(const char *cgroupfs_root, const char *cgroup, Backend b, const char *target, char **ret) {
+        _cleanup_close_ int fd = -1;
+        bool present = false;
+        int r;
+
+        if (!cgroupfs_root || cgroup_path_validate(cgroup) < 0 || !cgroup_record_target_is_valid(b, target) || !ret)
+                return -EINVAL;
+        r = cgroup_open(cgroupfs_root, cgroup, &fd);
+        if (r < 0)
+                return r;
+        r = read_current(fd, b, target, &present, ret);
+        if (r < 0)
+                return r;
+        if (*ret)
+                g_strstrip(*ret);
+        return present ? 0 : -ENODATA;
+}

@@ -69,6 +69,11 @@ int cgroup_apply_plan(const char *cgroupfs_root, const char *cgroup, const Cgrou
 int cgroup_sync_knob_file(const char *cgroupfs_root, const char *cgroup, const char *file, const char *value,
                           ApplyFlags flags, ApplyReport *report);
 
+/* Reads one xattr (BACKEND_XATTR) or knob file (BACKEND_CGROUP_FILE) of
+ * cgroup, through the same walk as the writes (no symlinks followed).
+ * -ENODATA for an absent xattr. */
+int cgroup_read_value(const char *cgroupfs_root, const char *cgroup, Backend b, const char *target, char **ret);
+
 /* Called with the record after it learnt of a write and before the write
  * is made: it returns < 0 when it cannot keep the record (the write is then
  * not made, and the item fails with that error). */

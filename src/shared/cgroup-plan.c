@@ -259,7 +259,7 @@ int cgroup_plan_build(const Resolution *r, const SystemFacts *facts, PlanFlags f
         return 0;
 }
 
-int systemd_property_kernel_file(const char *property, const char *value, const char **ret_file, char **ret_value) {
+const char *systemd_property_file(const char *property) {
         static const struct {
                 const char *property, *file;
         } table[] = {
@@ -267,26 +267,32 @@ int systemd_property_kernel_file(const char *property, const char *value, const 
                 { "MemoryZSwapMax", "memory.zswap.max" },
                 { "MemoryZSwapWriteback", "memory.zswap.writeback" },
         };
+
+        for (size_t i = 0; property && i < ELEMENTSOF(table); i++)
+                if (streq(property, table[i].property))
+                        return table[i].file;
+        return NULL;
+}
+
+int systemd_property_kernel_file(const char *property, const char *value, const char **ret_file, char **ret_value) {
+        const char *file = systemd_property_file(property);
         guint64 bytes;
         bool b;
 
         if (!property || !value || !ret_file || !ret_value)
                 return -EINVAL;
-        for (size_t i = 0; i < ELEMENTSOF(table); i++) {
-                if (!streq(property, table[i].property))
-                        continue;
-                if (streq(property, "MemoryZSwapWriteback")) {
-                        if (parse_boolean(value, &b, NULL) < 0)
-                                return -EINVAL;
-                        *ret_value = g_strdup(b ? "1" : "0");
-                } else if (streq(value, "infinity"))
-                        *ret_value = g_strdup("max");
-                else if (g_ascii_string_to_unsigned(value, 10, 0, G_MAXUINT64 - 1, &bytes, NULL))
-                        *ret_value = g_strdup_printf("%" PRIu64, (uint64_t) bytes);
-                else
+        if (!file)
+                return -EOPNOTSUPP;
+        if (streq(property, "MemoryZSwapWriteback")) {
+                if (parse_boolean(value, &b, NULL) < 0)
                         return -EINVAL;
-                *ret_file = table[i].file;
-                return 0;
-        }
-        return -EOPNOTSUPP;
+                *ret_value = g_strdup(b ? "1" : "0");
+        } else if (streq(value, "infinity"))
+                *ret_value = g_strdup("max");
+        else if (g_ascii_string_to_unsigned(value, 10, 0, G_MAXUINT64 - 1, &bytes, NULL))
+                *ret_value = g_strdup_printf("%" PRIu64, (uint64_t) bytes);
+        else
+                return -EINVAL;
+        *ret_file = file;
+        return 0;
 }

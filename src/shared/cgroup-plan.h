@@ -65,3 +65,5 @@ int cgroup_plan_build(const Resolution *r, const SystemFacts *facts, PlanFlags f
  * memory.zswap.writeback (yes → 1). -EOPNOTSUPP for other properties,
  * -EINVAL for a value that is not one of policyd's forms. */
 int systemd_property_kernel_file(const char *property, const char *value, const char **ret_file, char **ret_value);
+/* The kernel file systemd writes property to, or NULL. */
+const char *systemd_property_file(const char *property);

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "explain.h"
+#include "policy-values.h"
+#include "util.h"
+
+static void explain_row_free(gpointer p) {
+        ExplainRow *row = p;
+        g_free(row->name);
+        g_free(row->requested);
+        g_free(row->effective);
+        g_free(row->group);
+        g_free(row->where);
+        g_free(row->note);
+        g_free(row);
+}
+
+static bool parse_limit(const char *s, uint64_t *ret) {
+        char *end;
+
+        if (!s)
+                return false;
+        if (streq(s, "max")) {
+                *ret = UINT64_MAX;
+                return true;
+        }
+        if (!g_ascii_isdigit(s[0]))
+                return false;
+        errno = 0;
+        *ret = strtoull(s, &end, 10);
+        return errno == 0 && *end == '\0';
+}
+
+char *explain_human_value(const char *value) {
+        uint64_t v;
+
+        if (!value || streq(value, "max") || !parse_limit(value, &v))
+                return g_strdup(value);
+        return format_size(v);
+}
+
+char *explain_parent_cap_note(const char *cgroup, const char *file, const char *requested, ExplainReadFunc read,
+                              void *userdata) {
+        uint64_t want, lowest = UINT64_MAX;
+        g_autofree char *lowest_at = NULL;
+        g_autofree char *parent = NULL;
+
+        if (!cgroup || !file || !parse_limit(requested, &want))
+                return NULL;
+        parent = g_path_get_dirname(cgroup);
+        while (!streq(parent, "/") && !streq(parent, ".")) {
+                g_autofree char *v = read(parent, BACKEND_CGROUP_FILE, file, userdata);
+                uint64_t limit;
+                if (parse_limit(v, &limit) && limit < lowest) {
+                        lowest = limit;
+                        g_free(lowest_at);
+                        lowest_at = g_strdup(parent);
+                }
+                char *up = g_path_get_dirname(parent);
+                g_free(parent);
+                parent = up;
+        }
+        if (!lowest_at || lowest >= want)
+                return NULL;
+        g_autofree char *have = format_size(lowest), *want_h = explain_human_value(requested);
+        return g_strdup_printf("capped by %s: its %s is %s, below the %s requested", lowest_at, file, have,
+                               want_h);
+}
+
+const char *explain_kernel_file(const PlanItem *item, char **ret_want) {
+        const char *file;
+
+        *ret_want = NULL;
+        if (item->backend == BACKEND_CGROUP_FILE) {
+                *ret_want = g_strdup(item->value);
+                return item->target;
+        }
+        if (item->backend != BACKEND_SYSTEMD_PROPERTY)
+                return NULL;
+        /* systemd writes cpuset.mems; what the kernel grants shows in the
+         * effective file, after the parent's restrictions. */
+        if (streq(item->target, "AllowedMemoryNodes")) {
+                *ret_want = g_strdup(item->value);
+                return "cpuset.mems.effective";
+        }
+        file = systemd_property_file(item->target);
+        if (!file)
+                return NULL;
+        if (!item->value || systemd_property_kernel_file(item->target, item->value, &file, ret_want) < 0)
+                *ret_want = g_strdup(item->value);
+        return file;
+}
+
+/* The group and line behind an item: its knob's, or its [Attributes] entry's. */
+static void item_origin(const Resolution *res, const PlanItem *item, ExplainRow *row) {
+        const ResolvedKnob *knob = (int) item->knob >= 0 && item->knob < _KNOB_MAX ? &res->knobs[item->knob] : NULL;
+        const Provenance *source = NULL;
+        const char *group = NULL;
+
+        if (knob && knob->set) {
+                g_autofree char *as_written = knob_value_format(item->knob, &knob->value);
+                g_autofree char *as_applied = explain_human_value(item->value);
+                /* "50%" means little beside an effective "4G" without what it came to. */
+                bool came_to = as_applied && knob_type(item->knob) == KNOB_TYPE_MEMORY_LIMIT &&
+                               !streq(as_applied, as_written) && !streq(as_applied, "max") &&
+                               !streq(as_applied, "infinity");
+                row->requested = came_to ? g_strdup_printf("%s (%s)", as_written, as_applied) : g_strdup(as_written);
+                row->name = streq(knob_to_string(item->knob), item->target)
+                                    ? g_strdup(item->target)
+                                    : g_strdup_printf("%s (%s)", knob_to_string(item->knob), item->target);
+                group = knob->group;
+                source = &knob->source;
+        } else {
+                row->requested = g_strdup(item->value);
+                row->name = g_strdup(item->target);
+                for (guint j = 0; res->attributes && j < res->attributes->len; j++) {
+                        const ResolvedAttribute *a = g_ptr_array_index(res->attributes, j);
+                        if (streq(a->name, item->target)) {
+                                group = a->group;
+                                source = &a->source;
+                        }
+                }
+        }
+        row->group = g_strdup(group);
+        row->where = source && source->file ? g_strdup_printf("%s:%u", source->file, source->line) : g_strdup("");
+}
+
+GPtrArray *explain_rows(const Resolution *res, const CgroupPlan *plan, const char *cgroup, bool exec_time_stale,
+                        ExplainReadFunc read, void *userdata) {
+        GPtrArray *rows = g_ptr_array_new_with_free_func(explain_row_free);
+
+        for (guint i = 0; i < plan->items->len; i++) {
+                const PlanItem *item = g_ptr_array_index(plan->items, i);
+                ExplainRow *row = g_new0(ExplainRow, 1);
+                g_autofree char *want = NULL;
+                const char *file;
+
+                row->backend = item->backend;
+                item_origin(res, item, row);
+                if (item->backend == BACKEND_XATTR)
+                        row->effective = read(cgroup, BACKEND_XATTR, item->target, userdata);
+                else if ((file = explain_kernel_file(item, &want))) {
+                        g_autofree char *raw = read(cgroup, BACKEND_CGROUP_FILE, file, userdata);
+                        row->effective = explain_human_value(raw);
+                        row->note = explain_parent_cap_note(cgroup, file, want, read, userdata);
+                        /* cpuset.mems.effective spells a list its own way ("0-1"). */
+                        if (!row->note && raw && want && !streq(raw, want) && !streq(file, "cpuset.mems.effective"))
+                                row->note = g_strdup_printf("the kernel has %s, not the %s requested", raw, want);
+                }
+                if (!row->note && item->reason)
+                        row->note = g_strdup(item->reason);
+                g_ptr_array_add(rows, row);
+        }
+
+        if (exec_time_stale) {
+                ExplainRow *row = g_new0(ExplainRow, 1);
+                row->name = g_strdup("exec-time settings");
+                row->backend = BACKEND_EXEC_TIME;
+                row->where = g_strdup("");
+                row->note = g_strdup("stale: a group the unit file names changed; run 'systemctl daemon-reload' and "
+                                     "restart the unit");
+                g_ptr_array_add(rows, row);
+        }
+        return rows;
+}
