@@ -84,8 +84,17 @@ void manager_forget_unit(Manager *m, const char *unit) {
         if (!s)
                 return;
         /* An unloaded unit has no cgroup. Property records stay on disk: the
-         * runtime properties live on in systemd for the unit's next load. */
+         * runtime properties live on in systemd for the unit's next load;
+         * except a transient unit's, which systemd keeps in its transient
+         * directory and removes with the unit (so /run/policyd would only
+         * grow with units that never come back). */
         subject_forget_cgroup(s);
+        if (streq_ptr(g_hash_table_lookup(s->unit_properties, "Transient"), "yes") && s->property_records->len > 0) {
+                log_context(LOG_DEBUG, 0, unit, NULL, NULL, 0,
+                            "Transient unit gone, and its runtime properties with it: dropping their records");
+                g_ptr_array_set_size(s->property_records, 0);
+                subject_save(s);
+        }
         g_hash_table_remove(m->subjects, unit);
 }
 

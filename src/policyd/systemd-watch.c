@@ -273,7 +273,7 @@ static int on_unit_read(sd_bus_message *reply, void *userdata, sd_bus_error *ret
         /* Of the Unit interface and the unit type's: what resolving and
          * planning need, and nothing else of their hundreds. */
         static const char *const wanted[] = {
-                "FragmentPath", "DropInPaths", "ActiveState", "ControlGroup", "Slice", "User", "MemorySwapMax",
+                "FragmentPath", "DropInPaths", "ActiveState", "Transient", "ControlGroup", "Slice", "User", "MemorySwapMax",
                 "MemoryZSwapMax", "MemoryZSwapWriteback", "AllowedMemoryNodes", "Delegate", NULL,
         };
         CallContext *c = userdata;

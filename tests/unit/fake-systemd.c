@@ -80,7 +80,7 @@ static char *unit_path(const char *name) {
 /* 't' for limits, 'b' for booleans, 'y' (an "ay" node mask), 'a' (an "as"), 's' otherwise. */
 static char property_type(const char *key) {
         static const char *const limits[] = { "MemorySwapMax", "MemoryZSwapMax", "MemoryMax", "MemoryHigh", NULL };
-        static const char *const booleans[] = { "MemoryZSwapWriteback", "Delegate", NULL };
+        static const char *const booleans[] = { "MemoryZSwapWriteback", "Delegate", "Transient", NULL };
 
         if (g_strv_contains(limits, key))
                 return 't';
@@ -95,7 +95,7 @@ static char property_type(const char *key) {
 
 static bool unit_interface_property(const char *key) {
         static const char *const keys[] = { "Id",          "Description",  "LoadState", "ActiveState",
-                                            "SubState",    "FragmentPath", "DropInPaths", NULL };
+                                            "SubState",    "FragmentPath", "DropInPaths", "Transient", NULL };
         return g_strv_contains(keys, key);
 }
 

@@ -77,6 +77,9 @@ at_least() { [ "$("${@:2}")" -ge "$1" ]; } # N, command printing a number
 # policyd knows a unit's cgroup once the reply that carried it was handled, and
 # applied: the apply runs in the same handler.
 knows_cgroup() { "$policyctl" --json explain "$1" | grep -q '"cgroup": *"/'; }
+knows_no_cgroup() { ! knows_cgroup "$1"; }
+not() { ! "$@"; }
+policyctl_knows_group() { "$policyctl" --json status | grep -q "\"name\": *\"$1\""; }
 gone() { ! kill -0 "$1" 2> /dev/null; }
 xattr() { getfattr --absolute-names --only-values -n "$2" "$1" 2> /dev/null || echo "(none)"; }
 xattr_is() { [ "$(xattr "$1" "$2")" = "$3" ]; }
@@ -366,6 +369,30 @@ grep -q "MemorySwapMax=1073741824" <<< "$line" && grep -q "MemoryZSwapMax=536870
         && ok "the unit needing changes gets both values, at runtime" \
         || not_ok "the unit needing changes gets both values, at runtime" "$line"
 
+# A transient unit's runtime properties go with it (systemd keeps them in
+# its transient directory): so do policyd's records of them.
+state_file() { ls "$tmp/state/properties/" 2> /dev/null | grep -x "$1"; }
+out=$(control AddUnit s "sp-tr.scope ControlGroup=$rel/sp-tr.scope Slice=sp.slice Transient=yes MemorySwapMax=infinity MemoryZSwapMax=infinity" 2>&1) \
+        || not_ok "the fake adds a transient unit" "$out"
+mkdir "$cg/sp-tr.scope"
+if wait_for 10 state_file sp-tr.scope; then
+        ok "policyd records what it set on a transient unit"
+else
+        not_ok "policyd records what it set on a transient unit" "$(ls "$tmp/state/properties/")" "$(policyd_log)"
+fi
+control SetProperty sss sp-tr.scope ActiveState inactive > /dev/null
+wait_for 10 knows_no_cgroup sp-tr.scope
+control RemoveUnit s sp-tr.scope > /dev/null
+if wait_for 10 not state_file sp-tr.scope; then
+        ok "when a transient unit is gone, its property records go too"
+else
+        not_ok "when a transient unit is gone, its property records go too" "$(ls "$tmp/state/properties/")" \
+                "$(policyd_log)"
+fi
+[ -n "$(state_file sp-two.service)" ] && ok "a unit that is not transient keeps its records" \
+        || not_ok "a unit that is not transient keeps its records" "$(ls "$tmp/state/properties/")"
+rmdir "$cg/sp-tr.scope"
+
 # Converged: a reload re-reads both units and sends nothing more.
 before=$(grep -c ^SetUnitProperties "$tmp/fake.log")
 g=$(grep -c ^GetAll "$tmp/fake.log")
@@ -422,11 +449,37 @@ start_policyd || not_ok "policyd starts" "$(policyd_log)"
 wait_for 10 xattr_is "$cg/ufg.service" user.policy.group ufg \
         && ok "a group named by PolicyGroup= in the unit's FragmentPath is applied" \
         || not_ok "a group named by PolicyGroup= in the unit's FragmentPath is applied" "$(policyd_log)"
+# The unit's files are read when they change, as systemd reads them at a
+# reload: an edit without one changes nothing at the unit's next refresh.
+put /run/policy.d/ufg2.policy '[Attributes]\nXAttr=user.test.ufg2=1\n'
+"$policyctl" reload > /dev/null 2>&1
+wait_for 10 policyctl_knows_group ufg2
+put "$tmp/ufg.service" '[Unit]\nPolicyGroup=ufg2\n[Service]\nExecStart=/bin/true\n'
+g=$(calls GetAll ufg.service)
+control SetProperty sss ufg.service ActiveState active > /dev/null
+wait_for 10 at_least $((g + 2)) calls GetAll ufg.service && "$policyctl" status > /dev/null
+sleep 0.3
+v=$(xattr "$cg/ufg.service" user.policy.group)
+[ "$v" = ufg ] && ok "an edit of the unit file without a reload is not read at the unit's next refresh" \
+        || not_ok "an edit of the unit file without a reload is not read at the unit's next refresh" "got $v"
+busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" call org.freedesktop.systemd1 /org/freedesktop/systemd1 \
+        org.freedesktop.systemd1.Manager Reload > /dev/null 2>&1
+wait_for 10 xattr_is "$cg/ufg.service" user.policy.group ufg2 \
+        && ok "after systemd's reload, policyd reads the unit file again" \
+        || not_ok "after systemd's reload, policyd reads the unit file again" \
+                "got $(xattr "$cg/ufg.service" user.policy.group)" "$(policyd_log)"
+put "$tmp/ufg.service" '[Unit]\nPolicyGroup=ufg\n[Service]\nExecStart=/bin/true\n'
+"$policyctl" reload > /dev/null 2>&1
+wait_for 10 xattr_is "$cg/ufg.service" user.policy.group ufg \
+        && ok "after policyctl reload, policyd reads the unit file again" \
+        || not_ok "after policyctl reload, policyd reads the unit file again" \
+                "got $(xattr "$cg/ufg.service" user.policy.group)" "$(policyd_log)"
+k=$(grep -c "^Reload " "$tmp/fake.log")
 put /run/policy.d/ufg.policy '[Attributes]\nXAttr=user.test.ufg=2\n'
 g=$(calls GetAll ufg.service)
 "$policyctl" reload > /dev/null 2>&1
 wait_for 10 at_least $((g + 2)) calls GetAll ufg.service && "$policyctl" status > /dev/null
-k=$(grep -c "^Reload " "$tmp/fake.log")
+k=$(($(grep -c "^Reload " "$tmp/fake.log") - k))
 if [ "$k" = 0 ]; then
         ok "policyctl reload after a change to a unit-file group makes policyd call no daemon-reload"
 else
