@@ -216,10 +216,37 @@ static void restore_stale_generated(Subject *s, const CgroupPlan *plan, GPtrArra
         }
 }
 
+/* Whether the plan may need a call to systemd: a value to set, a record to
+ * undo, or a generator drop-in to look behind. */
+static bool may_need_systemd_call(Subject *s, const CgroupPlan *plan) {
+        if (has_generated_dropin(s))
+                return true;
+        for (guint i = 0; i < plan->items->len; i++) {
+                const PlanItem *item = g_ptr_array_index(plan->items, i);
+                if (item->backend == BACKEND_SYSTEMD_PROPERTY && item->value &&
+                    !systemd_property_value_equal(item->target, g_hash_table_lookup(s->unit_properties, item->target),
+                                                  item->value))
+                        return true;
+        }
+        for (guint i = 0; i < s->property_records->len; i++) {
+                const PropertyRecord *rec = g_ptr_array_index(s->property_records, i);
+                if (!plan_sets_property(plan, rec->property))
+                        return true;
+        }
+        return false;
+}
+
 static void apply_systemd_properties(Subject *s, const CgroupPlan *plan) {
         Manager *m = s->manager;
         g_autoptr(GPtrArray) sets = property_changes_new(), restores = property_changes_new();
 
+        /* Re-resolved from what policyd last read of the unit (a reload of
+         * policyd): enough to see that nothing is to be done. What is to be
+         * done is decided on systemd's values of now: read the unit first. */
+        if (s->properties_stale && may_need_systemd_call(s, plan)) {
+                manager_refresh_unit(m, s->unit, s->object_path);
+                return;
+        }
         sync_relied_properties(s, plan);
         for (guint i = 0; i < plan->items->len; i++) {
                 const PlanItem *item = g_ptr_array_index(plan->items, i);

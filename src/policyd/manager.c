@@ -134,6 +134,23 @@ void manager_refresh_all(Manager *m) {
         }
 }
 
+/* After policyd's own reload: every subject resolved again from what policyd
+ * knows of it, without asking systemd; a unit is read again only where
+ * its plan may need a call (apply_systemd_properties()). */
+static void manager_reapply_all(Manager *m) {
+        g_autoptr(GPtrArray) keys = hash_table_keys(m->subjects);
+
+        for (guint i = 0; i < keys->len; i++) {
+                Subject *s = manager_find_subject(m, g_ptr_array_index(keys, i));
+                if (!s)
+                        continue;
+                subject_invalidate_unit_groups(s);
+                if (s->unit)
+                        s->properties_stale = true;
+                subject_apply(s);
+        }
+}
+
 /* ---- reload ---- */
 
 /* A group whose file is still there but no longer loads (unreadable, or
@@ -266,7 +283,7 @@ int manager_reload(Manager *m) {
                            "'policyctl reload --daemon-reload') updates policyd-generator's drop-ins.",
                            stale);
         /* Unit files may name groups that just appeared or went away. */
-        manager_refresh_all(m);
+        manager_reapply_all(m);
         (void) sd_notifyf(false, "READY=1\nSTATUS=Applying %u policy groups to %u units and cgroups.",
                           policy_set_size(m->policies), g_hash_table_size(m->subjects));
         return 0;

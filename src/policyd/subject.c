@@ -121,6 +121,7 @@ void subject_take_snapshot(Subject *s, UnitSnapshot *snap) {
         take_string(&s->user, &snap->user);
         g_hash_table_unref(s->unit_properties);
         s->unit_properties = g_hash_table_ref(snap->properties);
+        s->properties_stale = false;
 }
 
 PropertyRecord *subject_find_property_record(Subject *s, const char *property) {

@@ -47,6 +47,7 @@ typedef struct Subject {
         char **dropins;
         char *active_state;
         GHashTable *unit_properties; /* systemd property → current value as string */
+        bool properties_stale;       /* not read since policyd's reload: check before any call */
 
         /* The groups the unit's files name, read when its fragment or
          * drop-ins change, or at a reload of either side. */
