@@ -15,11 +15,10 @@
 #include "bus-util.h"
 #include "log.h"
 #include "manager.h"
-#include "policy-values.h"
 #include "state-store.h"
 #include "systemd-watch.h"
+#include "target-argument.h"
 #include "unit-file.h"
-#include "unit-lookup.h"
 #include "util.h"
 
 DEFINE_FREE_NOTIFY(resolution_free, Resolution)
@@ -768,26 +767,17 @@ static int cgroup_of_pid(const char *pid_str, char **ret) {
 
 int manager_resolve_target_argument(Manager *m, const char *arg, char **ret_key, char **ret_cgroup) {
         g_autofree char *cgroup = NULL;
-        uint32_t pid;
-        int r;
+        int kind = target_argument_classify(arg, NULL), r;
 
-        if (isempty(arg))
-                return -EINVAL;
-
-        if (parse_uid(arg, &pid) >= 0) {
-                if (pid == 0)
-                        return -EINVAL;
+        if (kind < 0)
+                return kind;
+        if (kind == TARGET_ARGUMENT_PID) {
                 r = cgroup_of_pid(arg, &cgroup);
                 if (r < 0)
                         return r;
-        } else if (arg[0] == '/') {
+        } else if (kind == TARGET_ARGUMENT_CGROUP) {
                 cgroup = g_strdup(arg);
         } else {
-                /* systemd's own rules (length, characters, type): a name it
-                 * would never accept is never stored. Templates have no cgroup. */
-                UnitNameKind kind = unit_name_kind(arg);
-                if (!unit_type_has_cgroup(arg) || (kind != UNIT_NAME_PLAIN && kind != UNIT_NAME_INSTANCE))
-                        return -EINVAL;
                 *ret_key = g_strdup(arg);
                 Target *t = manager_find_target(m, arg);
                 *ret_cgroup = t && t->cgroup ? g_strdup(t->cgroup) : NULL;

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "cgroup-apply.h"
+#include "policy-values.h"
+#include "target-argument.h"
+#include "unit-lookup.h"
+#include "util.h"
+
+/* The unit types with a cgroup context in systemd (the others, such as
+ * target or timer, never run processes). */
+static bool unit_type_has_cgroup_context(const char *type) {
+        static const char *const types[] = { "service", "scope", "slice", "socket", "mount", "swap" };
+
+        for (size_t i = 0; i < ELEMENTSOF(types); i++)
+                if (streq(type, types[i]))
+                        return true;
+        return false;
+}
+
+int target_argument_classify(const char *arg, uint32_t *ret_pid) {
+        uint32_t pid;
+
+        if (isempty(arg) || strnlen(arg, TARGET_ARGUMENT_MAX) >= TARGET_ARGUMENT_MAX)
+                return -EINVAL;
+        /* The bus checked this already; other callers may not have. */
+        if (!g_utf8_validate(arg, -1, NULL))
+                return -EINVAL;
+
+        if (parse_uid(arg, &pid) >= 0) {
+                if (pid == 0)
+                        return -EINVAL;
+                if (ret_pid)
+                        *ret_pid = pid;
+                return TARGET_ARGUMENT_PID;
+        }
+
+        if (arg[0] == '/')
+                return cgroup_path_validate(arg) < 0 ? -EINVAL : TARGET_ARGUMENT_CGROUP;
+
+        /* systemd's own rules (length, characters, type): a name it would
+         * never accept is never stored. Templates have no cgroup. */
+        UnitNameKind kind = unit_name_kind(arg);
+        if (kind != UNIT_NAME_PLAIN && kind != UNIT_NAME_INSTANCE)
+                return -EINVAL;
+        return unit_type_has_cgroup_context(unit_name_type(arg)) ? TARGET_ARGUMENT_UNIT : -EINVAL;
+}
