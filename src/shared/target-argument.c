@@ -5,7 +5,6 @@
 #include <glib.h>
 
 #include "cgroup-apply.h"
-#include "policy-values.h"
 #include "target-argument.h"
 #include "unit-lookup.h"
 #include "util.h"
@@ -21,8 +20,26 @@ static bool unit_type_has_cgroup_context(const char *type) {
         return false;
 }
 
-int target_argument_classify(const char *arg, uint32_t *ret_pid) {
-        uint32_t pid;
+/* As the kernel names a process in /proc: decimal digits, no sign, no
+ * leading zero (/proc/01 does not exist), and a pid_t. */
+static int parse_pid(const char *s, pid_t *ret) {
+        int64_t v = 0;
+
+        if (*s < '1' || *s > '9')
+                return -EINVAL;
+        for (; *s; s++) {
+                if (!g_ascii_isdigit(*s))
+                        return -EINVAL;
+                v = v * 10 + (*s - '0');
+                if (v > INT32_MAX)
+                        return -ERANGE;
+        }
+        *ret = (pid_t) v;
+        return 0;
+}
+
+int target_argument_classify(const char *arg, pid_t *ret_pid) {
+        pid_t pid;
 
         if (isempty(arg) || strnlen(arg, TARGET_ARGUMENT_MAX) >= TARGET_ARGUMENT_MAX)
                 return -EINVAL;
@@ -30,9 +47,7 @@ int target_argument_classify(const char *arg, uint32_t *ret_pid) {
         if (!g_utf8_validate(arg, -1, NULL))
                 return -EINVAL;
 
-        if (parse_uid(arg, &pid) >= 0) {
-                if (pid == 0)
-                        return -EINVAL;
+        if (parse_pid(arg, &pid) >= 0) {
                 if (ret_pid)
                         *ret_pid = pid;
                 return TARGET_ARGUMENT_PID;

@@ -6,7 +6,7 @@
  * the string is read; whether the unit, cgroup or process exists is the
  * caller's question. */
 
-#include <stdint.h>
+#include <sys/types.h>
 
 /* Longer than any valid target: a cgroup path is shorter than PATH_MAX. */
 #define TARGET_ARGUMENT_MAX 4096
@@ -14,10 +14,10 @@
 typedef enum TargetArgumentKind {
         TARGET_ARGUMENT_UNIT,   /* foo.service, foo@bar.scope: of a type that has a cgroup */
         TARGET_ARGUMENT_CGROUP, /* /system.slice/foo.service: no ".", "..", "//" or control characters */
-        TARGET_ARGUMENT_PID,    /* 1234 */
+        TARGET_ARGUMENT_PID,    /* 1234: 1 to INT32_MAX, with no sign, space or leading zero */
         _TARGET_ARGUMENT_KIND_MAX,
 } TargetArgumentKind;
 
 /* Returns the kind of arg, or -EINVAL when it is none of them. For a PID,
  * *ret_pid is set when ret_pid is not NULL. */
-int target_argument_classify(const char *arg, uint32_t *ret_pid);
+int target_argument_classify(const char *arg, pid_t *ret_pid);

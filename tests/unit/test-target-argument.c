@@ -29,7 +29,7 @@ static const char *kind_name(int kind) {
 }
 
 static void check(const char *arg, int want) {
-        uint32_t pid = 42;
+        pid_t pid = 42;
         int got = target_argument_classify(arg, &pid);
         g_autofree char *shown = g_strescape(arg, NULL);
 
@@ -114,23 +114,26 @@ static void test_cgroup_paths(void) {
 static void test_pids(void) {
         static const struct {
                 const char *arg;
-                uint32_t pid;
+                pid_t pid;
         } ok[] = {
                 { "1", 1 },
                 { "4242", 4242 },
+                { "65535", 65535 }, /* the overflow uid, but a PID like any other */
                 { "2147483647", 2147483647 },
         };
         static const Case refused[] = {
                 { "0", REFUSED },          { "-1", REFUSED },  { "+1", REFUSED },
                 { " 1", REFUSED },         { "1 ", REFUSED },  { "0x1", REFUSED },
-                { "1.0", REFUSED },        { "1e3", REFUSED }, { "4294967295", REFUSED },
-                { "99999999999999999999", REFUSED },
+                { "1.0", REFUSED },        { "1e3", REFUSED }, { "2147483648", REFUSED },
+                { "4294967295", REFUSED }, { "99999999999999999999", REFUSED },
+                /* Not how /proc names a process: /proc/01 does not exist. */
+                { "01", REFUSED },         { "00", REFUSED },  { "0001234", REFUSED },
         };
 
         for (size_t i = 0; i < G_N_ELEMENTS(ok); i++) {
-                uint32_t pid = 0;
+                pid_t pid = 0;
                 g_assert_cmpint(target_argument_classify(ok[i].arg, &pid), ==, TARGET_ARGUMENT_PID);
-                g_assert_cmpuint(pid, ==, ok[i].pid);
+                g_assert_cmpint(pid, ==, ok[i].pid);
                 check(ok[i].arg, TARGET_ARGUMENT_PID); /* ret_pid may be NULL, too */
                 g_assert_cmpint(target_argument_classify(ok[i].arg, NULL), ==, TARGET_ARGUMENT_PID);
         }
