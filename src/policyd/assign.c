@@ -7,6 +7,7 @@
 #include "manager.h"
 #include "state-store.h"
 #include "systemd-watch.h"
+#include "target-argument.h"
 #include "unit-lookup.h"
 #include "util.h"
 
@@ -43,26 +44,17 @@ static int cgroup_of_pid(const char *pid_str, char **ret) {
 
 int manager_resolve_target_argument(Manager *m, const char *arg, char **ret_key, char **ret_cgroup) {
         g_autofree char *cgroup = NULL;
-        uint32_t pid;
-        int r;
+        int kind = target_argument_classify(arg, NULL), r;
 
-        if (isempty(arg))
-                return -EINVAL;
-
-        if (parse_uid(arg, &pid) >= 0) {
-                if (pid == 0)
-                        return -EINVAL;
+        if (kind < 0)
+                return kind;
+        if (kind == TARGET_ARGUMENT_PID) {
                 r = cgroup_of_pid(arg, &cgroup);
                 if (r < 0)
                         return r;
-        } else if (arg[0] == '/') {
+        } else if (kind == TARGET_ARGUMENT_CGROUP) {
                 cgroup = g_strdup(arg);
         } else {
-                /* systemd's own rules (length, characters, type): a name it
-                 * would never accept is never stored. Templates have no cgroup. */
-                UnitNameKind kind = unit_name_kind(arg);
-                if (!unit_type_has_cgroup(arg) || (kind != UNIT_NAME_PLAIN && kind != UNIT_NAME_INSTANCE))
-                        return -EINVAL;
                 *ret_key = g_strdup(arg);
                 Subject *s = manager_find_subject(m, arg);
                 *ret_cgroup = s && s->cgroup ? g_strdup(s->cgroup) : NULL;

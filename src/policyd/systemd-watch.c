@@ -98,24 +98,6 @@ static int get_all_async(Manager *m, const char *path, const char *interface, sd
         return call_async(m, msg, handler, c);
 }
 
-bool unit_type_has_cgroup(const char *unit) {
-        return unit_type_interface(unit) != NULL;
-}
-
-const char *unit_type_interface(const char *unit) {
-        static const struct {
-                const char *suffix, *interface;
-        } table[] = {
-                { ".service", "org.freedesktop.systemd1.Service" }, { ".scope", "org.freedesktop.systemd1.Scope" },
-                { ".slice", "org.freedesktop.systemd1.Slice" },     { ".socket", "org.freedesktop.systemd1.Socket" },
-                { ".mount", "org.freedesktop.systemd1.Mount" },     { ".swap", "org.freedesktop.systemd1.Swap" },
-        };
-        for (size_t i = 0; unit && i < ELEMENTSOF(table); i++)
-                if (g_str_has_suffix(unit, table[i].suffix))
-                        return table[i].interface;
-        return NULL;
-}
-
 static bool bus_error_is_vanished(const sd_bus_error *e) {
         return sd_bus_error_has_name(e, "org.freedesktop.systemd1.NoSuchUnit") ||
                sd_bus_error_has_name(e, "org.freedesktop.DBus.Error.UnknownObject") ||

@@ -7,6 +7,7 @@
 #include <systemd/sd-bus.h>
 
 #include "manager.h"
+#include "unit-lookup.h"
 
 #define SYSTEMD_BUS_NAME "org.freedesktop.systemd1"
 #define SYSTEMD_BUS_PATH "/org/freedesktop/systemd1"
@@ -46,9 +47,3 @@ void property_changes_add(GPtrArray *changes, const char *property, const char *
  * if systemd refuses; an undo (values are the ones to restore) drops its
  * records when systemd confirms. */
 int systemd_set_unit_properties(Subject *s, GPtrArray *changes, bool undo);
-
-/* Whether the unit type has a cgroup at all ("foo.service" yes, "foo.target" no). */
-bool unit_type_has_cgroup(const char *unit);
-
-/* The interface carrying ControlGroup and the resource properties. */
-const char *unit_type_interface(const char *unit);

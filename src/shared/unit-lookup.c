@@ -739,3 +739,23 @@ UnitInfo *unit_info_free(UnitInfo *i) {
         g_free(i);
         return NULL;
 }
+
+const char *unit_type_interface(const char *unit) {
+        static const struct {
+                const char *type, *interface;
+        } table[] = {
+                { "service", "org.freedesktop.systemd1.Service" }, { "scope", "org.freedesktop.systemd1.Scope" },
+                { "slice", "org.freedesktop.systemd1.Slice" },     { "socket", "org.freedesktop.systemd1.Socket" },
+                { "mount", "org.freedesktop.systemd1.Mount" },     { "swap", "org.freedesktop.systemd1.Swap" },
+        };
+        const char *type = unit ? unit_name_type(unit) : NULL;
+
+        for (size_t i = 0; type && i < ELEMENTSOF(table); i++)
+                if (streq(type, table[i].type))
+                        return table[i].interface;
+        return NULL;
+}
+
+bool unit_type_has_cgroup(const char *unit) {
+        return unit_type_interface(unit) != NULL;
+}

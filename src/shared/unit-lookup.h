@@ -84,3 +84,11 @@ bool unit_type_is_valid(const char *type);
  * own prefixes), then the dash prefix ("foo-bar@x.service" → "foo-@x.service")
  * and its expansion in turn. */
 char **unit_name_dropin_names(const char *name);
+
+/* Whether the unit's type has a cgroup context in systemd ("foo.service"
+ * yes, "foo.target" no: the others never run processes). */
+bool unit_type_has_cgroup(const char *unit);
+/* systemd's D-Bus interface for the unit's type, which carries
+ * ControlGroup and the resource properties; NULL for a type without a
+ * cgroup. */
+const char *unit_type_interface(const char *unit);
