@@ -216,6 +216,96 @@ static void restore_stale_generated(Subject *s, const CgroupPlan *plan, GPtrArra
         }
 }
 
+/* Write-ahead, before the call: each property to set is recorded with the
+ * value to restore and the value about to be written. */
+static void record_ahead(Subject *s, GPtrArray *changes) {
+        for (guint i = 0; i < changes->len; i++) {
+                PropertyChange *c = g_ptr_array_index(changes, i);
+                PropertyRecord *rec = subject_find_property_record(s, c->property);
+                if (rec) {
+                        c->had_record = true;
+                        c->recorded_before = TAKE_PTR(rec->written);
+                        rec->written = g_strdup(c->value);
+                } else {
+                        rec = g_new0(PropertyRecord, 1);
+                        rec->property = g_strdup(c->property);
+                        rec->previous = g_strdup(strempty(c->previous));
+                        rec->written = g_strdup(c->value);
+                        g_ptr_array_add(s->property_records, rec);
+                }
+        }
+        subject_save(s);
+}
+
+/* systemd refused: the records go back to what they said before. */
+static void record_revert(Subject *s, GPtrArray *changes) {
+        for (guint i = 0; i < changes->len; i++) {
+                PropertyChange *c = g_ptr_array_index(changes, i);
+                PropertyRecord *rec = subject_find_property_record(s, c->property);
+                if (!rec)
+                        continue;
+                if (c->had_record) {
+                        g_free(rec->written);
+                        rec->written = g_strdup(c->recorded_before);
+                } else
+                        g_ptr_array_remove(s->property_records, rec);
+        }
+        subject_save(s);
+}
+
+static char *changes_to_string(GPtrArray *changes, bool with_values) {
+        g_autoptr(GString) s = g_string_new(NULL);
+        for (guint i = 0; i < changes->len; i++) {
+                const PropertyChange *c = g_ptr_array_index(changes, i);
+                g_string_append_printf(s, "%s%s=%s", i ? " " : "", c->property, with_values ? c->value : "");
+        }
+        return g_string_free(g_steal_pointer(&s), FALSE);
+}
+
+/* systemd answered a SetUnitProperties call (error NULL: it took it). s
+ * is NULL when the subject went away meanwhile. */
+void subject_properties_set(Subject *s, const char *unit, GPtrArray *changes, bool undo, const sd_bus_error *error) {
+        if (error) {
+                g_autofree char *what = changes_to_string(changes, true);
+                log_context(bus_error_is_vanished(error) ? LOG_DEBUG : LOG_WARNING, 0, unit, NULL, NULL, 0,
+                            "Failed to %s %s: %s", undo ? "restore" : "set", what, error->message);
+                if (s && !undo)
+                        record_revert(s, changes);
+                return;
+        }
+
+        for (guint i = 0; i < changes->len; i++) {
+                const PropertyChange *ch = g_ptr_array_index(changes, i);
+                if (undo)
+                        log_context(LOG_NOTICE, 0, unit, NULL, NULL, 0, "Undid %s: restored %s", ch->property,
+                                    ch->value);
+                else
+                        log_context(LOG_NOTICE, 0, unit, NULL, NULL, 0, "Set %s=%s (was %s)", ch->property,
+                                    ch->value, isempty(ch->previous) ? "unset" : ch->previous);
+                if (!s)
+                        continue;
+                if (undo) {
+                        PropertyRecord *rec = subject_find_property_record(s, ch->property);
+                        if (rec)
+                                g_ptr_array_remove(s->property_records, rec);
+                }
+                g_hash_table_replace(s->unit_properties, g_strdup(ch->property), g_strdup(ch->value));
+        }
+        if (s && undo)
+                subject_save(s);
+}
+
+/* An undo keeps its records until systemd confirms; a set records first,
+ * so that a crash after the call still knows the way back. */
+static void set_unit_properties(Subject *s, GPtrArray *changes, bool undo) {
+        if (changes->len == 0)
+                return;
+        if (!undo)
+                record_ahead(s, changes);
+        if (systemd_set_unit_properties(s->manager, s->unit, changes, undo) < 0 && !undo)
+                record_revert(s, changes);
+}
+
 /* Whether the plan may need a call to systemd: a value to set, a record to
  * undo, or a generator drop-in to look behind. */
 static bool may_need_systemd_call(Subject *s, const CgroupPlan *plan) {
@@ -266,7 +356,7 @@ static void apply_systemd_properties(Subject *s, const CgroupPlan *plan) {
                 g_autofree char *previous = rec ? g_strdup(rec->previous) : property_previous(s, item->target, current);
                 property_changes_add(sets, item->target, item->value, previous);
         }
-        (void) systemd_set_unit_properties(s, sets, false);
+        set_unit_properties(s, sets, false);
 
         /* Undo what the plan no longer wants, unless someone changed it since. */
         for (guint i = 0; i < s->property_records->len; i++) {
@@ -311,7 +401,7 @@ static void apply_systemd_properties(Subject *s, const CgroupPlan *plan) {
         }
         restore_stale_generated(s, plan, restores);
         /* The records go when systemd confirms. */
-        (void) systemd_set_unit_properties(s, restores, true);
+        set_unit_properties(s, restores, true);
 }
 
 static bool same_groups(const Resolution *a, const Resolution *b) {

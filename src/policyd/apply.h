@@ -5,6 +5,12 @@
  * (write-ahead records) and set systemd's properties, and undo what the
  * groups no longer want. */
 
+#include <systemd/sd-bus.h>
+
 #include "subject.h"
 
 void subject_apply(Subject *s);
+
+/* systemd answered a SetUnitProperties call (error NULL: it took it): log
+ * it, and settle the records. s is NULL when the subject went away. */
+void subject_properties_set(Subject *s, const char *unit, GPtrArray *changes, bool undo, const sd_bus_error *error);

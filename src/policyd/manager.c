@@ -35,6 +35,11 @@ void manager_unit_snapshot(Manager *m, const char *unit, unsigned generation, Un
         subject_apply(s);
 }
 
+void manager_unit_properties_set(Manager *m, const char *unit, GPtrArray *changes, bool undo,
+                                 const sd_bus_error *error) {
+        subject_properties_set(manager_find_subject(m, unit), unit, changes, undo, error);
+}
+
 /* dbus-daemon allows 128 pending replies per connection by default: a
  * refresh of every unit at once would overrun it on a busy machine. Each
  * refresh has two calls in flight. */
@@ -50,7 +55,8 @@ static void pump_refreshes(Manager *m) {
                 s->refresh_queued = false;
                 /* Sent calls count in pending_calls before the one that
                  * ended is uncounted, so --once cannot exit in between. */
-                if (systemd_refresh_unit(s) >= 0)
+                s->refresh_generation = ++m->refresh_generation;
+                if (systemd_refresh_unit(m, s->unit, s->object_path, s->refresh_generation) >= 0)
                         m->refreshes_in_flight++;
         }
 }

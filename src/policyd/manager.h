@@ -77,6 +77,9 @@ Subject *manager_find_subject(Manager *m, const char *key);
 /* The one way in for what systemd says of a unit: a snapshot from the
  * refresh numbered generation (older ones are dropped), then an apply. */
 void manager_unit_snapshot(Manager *m, const char *unit, unsigned generation, UnitSnapshot *snap);
+/* systemd answered SetUnitProperties for unit (error NULL: it took it). */
+void manager_unit_properties_set(Manager *m, const char *unit, GPtrArray *changes, bool undo,
+                                 const sd_bus_error *error);
 
 void manager_update_rescan_timer(Manager *m);
 /* Drops the bus connection and connects again a moment later (with --once:

@@ -153,3 +153,30 @@ void subject_forget_cgroup(Subject *s) {
         g_clear_pointer(&s->record, cgroup_record_free);
         subject_save(s);
 }
+
+PropertyChange *property_change_free(PropertyChange *c) {
+        if (!c)
+                return NULL;
+        g_free(c->property);
+        g_free(c->value);
+        g_free(c->previous);
+        g_free(c->recorded_before);
+        g_free(c);
+        return NULL;
+}
+
+static void property_change_destroy(gpointer p) {
+        property_change_free(p);
+}
+
+GPtrArray *property_changes_new(void) {
+        return g_ptr_array_new_with_free_func(property_change_destroy);
+}
+
+void property_changes_add(GPtrArray *changes, const char *property, const char *value, const char *previous) {
+        PropertyChange *c = g_new0(PropertyChange, 1);
+        c->property = g_strdup(property);
+        c->value = g_strdup(value);
+        c->previous = g_strdup(previous);
+        g_ptr_array_add(changes, c);
+}

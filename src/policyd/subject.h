@@ -94,3 +94,19 @@ PropertyRecord *subject_find_property_record(Subject *s, const char *property);
 void subject_save(Subject *s);
 /* The cgroup went away, and with it everything policyd wrote on it. */
 void subject_forget_cgroup(Subject *s);
+
+/* One property for SetUnitProperties: the value to set, in the string forms
+ * policyd compares ("infinity", bytes, yes/no, node lists), and for a set
+ * the value to restore on undo. */
+typedef struct PropertyChange {
+        char *property;
+        char *value;
+        char *previous;
+        /* Filled by the call: what the record held before it. */
+        bool had_record;
+        char *recorded_before;
+} PropertyChange;
+
+PropertyChange *property_change_free(PropertyChange *c);
+GPtrArray *property_changes_new(void);
+void property_changes_add(GPtrArray *changes, const char *property, const char *value, const char *previous);

@@ -98,7 +98,7 @@ static int get_all_async(Manager *m, const char *path, const char *interface, sd
         return call_async(m, msg, handler, c);
 }
 
-static bool bus_error_is_vanished(const sd_bus_error *e) {
+bool bus_error_is_vanished(const sd_bus_error *e) {
         return sd_bus_error_has_name(e, "org.freedesktop.systemd1.NoSuchUnit") ||
                sd_bus_error_has_name(e, "org.freedesktop.DBus.Error.UnknownObject") ||
                sd_bus_error_has_name(e, "org.freedesktop.DBus.Error.UnknownMethod") ||
@@ -297,9 +297,8 @@ static int on_unit_read(sd_bus_message *reply, void *userdata, sd_bus_error *ret
         return 0;
 }
 
-int systemd_refresh_unit(Subject *s) {
-        Manager *m = s->manager;
-        const char *interfaces[] = { SYSTEMD_UNIT_INTERFACE, unit_type_interface(s->unit) };
+int systemd_refresh_unit(Manager *m, const char *unit, const char *object_path, unsigned generation) {
+        const char *interfaces[] = { SYSTEMD_UNIT_INTERFACE, unit_type_interface(unit) };
         UnitRead *read;
         int r = 0;
 
@@ -308,14 +307,13 @@ int systemd_refresh_unit(Subject *s) {
         if (!interfaces[1])
                 return -EINVAL;
 
-        s->refresh_generation = ++m->refresh_generation;
         read = g_new0(UnitRead, 1);
         read->n_refs = 1;
         read->snap = unit_snapshot_new();
         for (size_t i = 0; i < ELEMENTSOF(interfaces); i++) {
-                CallContext *c = call_context_new(m, s->unit, s->refresh_generation);
+                CallContext *c = call_context_new(m, unit, generation);
                 c->read = unit_read_ref(read);
-                r = get_all_async(m, s->object_path, interfaces[i], on_unit_read, c);
+                r = get_all_async(m, object_path, interfaces[i], on_unit_read, c);
                 if (r < 0) {
                         /* A reply already due ends the refresh, without applying. */
                         read->failed = true;
@@ -326,7 +324,7 @@ int systemd_refresh_unit(Subject *s) {
         unsigned sent = read->replies_due;
         unit_read_unref(read);
         if (r < 0) {
-                log_context(LOG_WARNING, r, s->unit, NULL, NULL, 0, "Failed to ask systemd for the unit: %m");
+                log_context(LOG_WARNING, r, unit, NULL, NULL, 0, "Failed to ask systemd for the unit: %m");
                 if (sent == 0)
                         return r;
         }
@@ -335,112 +333,12 @@ int systemd_refresh_unit(Subject *s) {
 
 /* ---- SetUnitProperties ---- */
 
-PropertyChange *property_change_free(PropertyChange *c) {
-        if (!c)
-                return NULL;
-        g_free(c->property);
-        g_free(c->value);
-        g_free(c->previous);
-        g_free(c->recorded_before);
-        g_free(c);
-        return NULL;
-}
-
-static void property_change_destroy(gpointer p) {
-        property_change_free(p);
-}
-
-GPtrArray *property_changes_new(void) {
-        return g_ptr_array_new_with_free_func(property_change_destroy);
-}
-
-void property_changes_add(GPtrArray *changes, const char *property, const char *value, const char *previous) {
-        PropertyChange *c = g_new0(PropertyChange, 1);
-        c->property = g_strdup(property);
-        c->value = g_strdup(value);
-        c->previous = g_strdup(previous);
-        g_ptr_array_add(changes, c);
-}
-
-/* Write-ahead, before the call: each property to set is recorded with the
- * value to restore and the value about to be written. */
-static void record_ahead(Subject *s, GPtrArray *changes) {
-        for (guint i = 0; i < changes->len; i++) {
-                PropertyChange *c = g_ptr_array_index(changes, i);
-                PropertyRecord *rec = subject_find_property_record(s, c->property);
-                if (rec) {
-                        c->had_record = true;
-                        c->recorded_before = TAKE_PTR(rec->written);
-                        rec->written = g_strdup(c->value);
-                } else {
-                        rec = g_new0(PropertyRecord, 1);
-                        rec->property = g_strdup(c->property);
-                        rec->previous = g_strdup(strempty(c->previous));
-                        rec->written = g_strdup(c->value);
-                        g_ptr_array_add(s->property_records, rec);
-                }
-        }
-        subject_save(s);
-}
-
-/* systemd refused: the records go back to what they said before. */
-static void record_revert(Subject *s, GPtrArray *changes) {
-        for (guint i = 0; i < changes->len; i++) {
-                PropertyChange *c = g_ptr_array_index(changes, i);
-                PropertyRecord *rec = subject_find_property_record(s, c->property);
-                if (!rec)
-                        continue;
-                if (c->had_record) {
-                        g_free(rec->written);
-                        rec->written = g_strdup(c->recorded_before);
-                } else
-                        g_ptr_array_remove(s->property_records, rec);
-        }
-        subject_save(s);
-}
-
-static char *changes_to_string(GPtrArray *changes, bool with_values) {
-        g_autoptr(GString) s = g_string_new(NULL);
-        for (guint i = 0; i < changes->len; i++) {
-                const PropertyChange *c = g_ptr_array_index(changes, i);
-                g_string_append_printf(s, "%s%s=%s", i ? " " : "", c->property, with_values ? c->value : "");
-        }
-        return g_string_free(g_steal_pointer(&s), FALSE);
-}
-
 static int on_set_properties(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
         CallContext *c = userdata;
-        Subject *s = manager_find_subject(c->manager, c->key);
 
-        if (sd_bus_message_is_method_error(reply, NULL)) {
-                const sd_bus_error *e = sd_bus_message_get_error(reply);
-                g_autofree char *what = changes_to_string(c->changes, true);
-                log_context(bus_error_is_vanished(e) ? LOG_DEBUG : LOG_WARNING, 0, c->key, NULL, NULL, 0,
-                            "Failed to %s %s: %s", c->undo ? "restore" : "set", what, e->message);
-                if (s && !c->undo)
-                        record_revert(s, c->changes);
-                return 0;
-        }
-
-        for (guint i = 0; i < c->changes->len; i++) {
-                const PropertyChange *ch = g_ptr_array_index(c->changes, i);
-                if (c->undo)
-                        log_context(LOG_NOTICE, 0, c->key, NULL, NULL, 0, "Undid %s: restored %s", ch->property,
-                                    ch->value);
-                else
-                        log_context(LOG_NOTICE, 0, c->key, NULL, NULL, 0, "Set %s=%s (was %s)", ch->property,
-                                    ch->value, isempty(ch->previous) ? "unset" : ch->previous);
-                if (!s)
-                        continue;
-                if (c->undo) {
-                        PropertyRecord *rec = subject_find_property_record(s, ch->property);
-                        if (rec)
-                                g_ptr_array_remove(s->property_records, rec);
-                }
-                g_hash_table_replace(s->unit_properties, g_strdup(ch->property), g_strdup(ch->value));
-        }
-        if (s && c->undo)
-                subject_save(s);
+        manager_unit_properties_set(c->manager, c->key, c->changes, c->undo,
+                                    sd_bus_message_is_method_error(reply, NULL) ? sd_bus_message_get_error(reply)
+                                                                                 : NULL);
         return 0;
 }
 
@@ -499,8 +397,7 @@ static int append_property(sd_bus_message *msg, const char *property, const char
         return sd_bus_message_close_container(msg);
 }
 
-int systemd_set_unit_properties(Subject *s, GPtrArray *changes, bool undo) {
-        Manager *m = s->manager;
+int systemd_set_unit_properties(Manager *m, const char *unit, GPtrArray *changes, bool undo) {
         g_autoptr(sd_bus_message) msg = NULL;
         int r;
 
@@ -513,7 +410,7 @@ int systemd_set_unit_properties(Subject *s, GPtrArray *changes, bool undo) {
                                            SYSTEMD_MANAGER_INTERFACE, "SetUnitProperties");
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(msg, "sb", s->unit, 1);
+        r = sd_bus_message_append(msg, "sb", unit, 1);
         if (r < 0)
                 return r;
         r = sd_bus_message_open_container(msg, SD_BUS_TYPE_ARRAY, "(sv)");
@@ -523,25 +420,17 @@ int systemd_set_unit_properties(Subject *s, GPtrArray *changes, bool undo) {
                 const PropertyChange *c = g_ptr_array_index(changes, i);
                 r = append_property(msg, c->property, c->value);
                 if (r < 0)
-                        return log_context(LOG_WARNING, r, s->unit, NULL, NULL, 0, "Cannot encode %s=%s: %m",
+                        return log_context(LOG_WARNING, r, unit, NULL, NULL, 0, "Cannot encode %s=%s: %m",
                                            c->property, c->value);
         }
         r = sd_bus_message_close_container(msg);
         if (r < 0)
                 return r;
 
-        /* An undo keeps its records until systemd confirms; a set records
-         * first, so that a crash after the call still knows the way back. */
-        if (!undo)
-                record_ahead(s, changes);
-
-        CallContext *c = call_context_new(m, s->unit, 0);
+        CallContext *c = call_context_new(m, unit, 0);
         c->changes = g_ptr_array_ref(changes);
         c->undo = undo;
-        r = call_async(m, msg, on_set_properties, c);
-        if (r < 0 && !undo)
-                record_revert(s, changes);
-        return r;
+        return call_async(m, msg, on_set_properties, c);
 }
 
 /* ---- signals ---- */
@@ -558,7 +447,7 @@ static int on_unit_removed(sd_bus_message *msg, void *userdata, sd_bus_error *re
          * is not loaded loads it, and its unloading would come back to us
          * as UnitRemoved, round and round.) */
         Subject *s = manager_find_subject(m, id);
-        if (s && s->active_state && !streq(s->active_state, "inactive") && !streq(s->active_state, "failed"))
+        if (s && s->active_state && subject_is_running(s))
                 return 0;
         manager_forget_unit(m, id);
         return 0;

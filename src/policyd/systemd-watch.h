@@ -24,26 +24,11 @@ int systemd_watch_start(Manager *m);
 
 /* Reads a unit's properties (two GetAll calls in flight at once) into a
  * UnitSnapshot, and hands it to manager_unit_snapshot(). */
-int systemd_refresh_unit(Subject *s);
+int systemd_refresh_unit(Manager *m, const char *unit, const char *object_path, unsigned generation);
 
-/* One property for SetUnitProperties: the value to set, in the string forms
- * policyd compares ("infinity", bytes, yes/no, node lists), and for a set
- * the value to restore on undo. */
-typedef struct PropertyChange {
-        char *property;
-        char *value;
-        char *previous;
-        /* Filled by the call: what the record held before it. */
-        bool had_record;
-        char *recorded_before;
-} PropertyChange;
+/* One SetUnitProperties(runtime=true) call for all of changes; the reply
+ * goes to manager_unit_properties_set(). The caller records a set ahead. */
+int systemd_set_unit_properties(Manager *m, const char *unit, GPtrArray *changes, bool undo);
 
-PropertyChange *property_change_free(PropertyChange *c);
-GPtrArray *property_changes_new(void);
-void property_changes_add(GPtrArray *changes, const char *property, const char *value, const char *previous);
-
-/* One SetUnitProperties(runtime=true) call for all of changes. A set is
- * recorded under /run/policyd before the call (write-ahead) and reverted
- * if systemd refuses; an undo (values are the ones to restore) drops its
- * records when systemd confirms. */
-int systemd_set_unit_properties(Subject *s, GPtrArray *changes, bool undo);
+/* An error systemd answers for a unit that is gone (or never was). */
+bool bus_error_is_vanished(const sd_bus_error *e);
