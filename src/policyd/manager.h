@@ -3,7 +3,19 @@
 
 /* The Manager owns the event loop, the bus connection, the loaded policy
  * set, the cache of systemd units and cgroups it manages, and the records
- * of what it wrote. Everything else borrows from it. */
+ * of what it wrote. Everything else borrows from it.
+ *
+ * A value flows one way through the files of this directory:
+ *   systemd-watch.c  systemd's signals and replies → a UnitSnapshot
+ *   manager.c        the one way in (manager_unit_snapshot()), the refresh
+ *                    queue, reloads, the bus connection
+ *   subject.c        the cache: one Subject per unit or assigned cgroup
+ *   gather.c         what matching needs, read from the cgroup and files
+ *   (src/shared)     resolve.c and cgroup-plan.c, pure
+ *   apply.c          cgroup writes, SetUnitProperties, undo
+ *   state-store.c    the records, written ahead of each change
+ * bus-api.c marshals our D-Bus interface; assign.c keeps runtime
+ * assignments. */
 
 #include <glib.h>
 #include <stdbool.h>
