@@ -125,7 +125,7 @@ static const char *table_cell(const Table *t, guint row, size_t column) {
 }
 
 /* Adds one row: n_columns strings; NULL or "" print as "-". */
-static void table_add_row(Table *t, char marker, ...) {
+static void table_add_row(Table *t, int marker, ...) {
         va_list ap;
 
         va_start(ap, marker);
@@ -134,7 +134,7 @@ static void table_add_row(Table *t, char marker, ...) {
                 g_ptr_array_add(t->cells, g_strdup(isempty(s) ? "-" : s));
         }
         va_end(ap);
-        g_string_append_c(t->markers, marker);
+        g_string_append_c(t->markers, (char) marker);
 }
 
 static void table_layout(Table *t, const TableCut *cuts, size_t n_cuts) {

@@ -95,21 +95,24 @@ static int parse_argv(int argc, char **argv) {
         return 1;
 }
 
+typedef struct libmnt_table MountTable;
+typedef struct libmnt_iter MountIter;
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(MountTable, mnt_unref_table)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(MountIter, mnt_free_iter)
+
 /* Never assume /sys/fs/cgroup: find the cgroup2 mount. */
 static int find_cgroup2_mount(char **ret) {
-        struct libmnt_table *table = mnt_new_table();
-        struct libmnt_iter *iter = mnt_new_iter(MNT_ITER_FORWARD);
+        g_autoptr(MountTable) table = mnt_new_table();
+        g_autoptr(MountIter) iter = mnt_new_iter(MNT_ITER_FORWARD);
+        g_autofree char *found = NULL;
         struct libmnt_fs *fs;
         int r;
 
-        if (!table || !iter) {
-                r = -ENOMEM;
-                goto finish;
-        }
+        if (!table || !iter)
+                return -ENOMEM;
         r = mnt_table_parse_mtab(table, "/proc/self/mountinfo");
         if (r < 0)
-                goto finish;
-        g_autofree char *found = NULL;
+                return r;
         while (mnt_table_next_fs(table, iter, &fs) == 0) {
                 const char *target = mnt_fs_get_target(fs);
                 if (!streq_ptr(mnt_fs_get_fstype(fs), "cgroup2") || !target)
@@ -120,13 +123,10 @@ static int find_cgroup2_mount(char **ret) {
                         found = g_strdup(target);
                 }
         }
-        r = found ? 0 : -ENOMEDIUM;
-        if (found)
-                *ret = TAKE_PTR(found);
-finish:
-        mnt_free_iter(iter);
-        mnt_unref_table(table);
-        return r;
+        if (!found)
+                return -ENOMEDIUM;
+        *ret = TAKE_PTR(found);
+        return 0;
 }
 
 static bool has_capability(cap_t caps, cap_value_t cap) {

@@ -235,7 +235,6 @@ static void test_previous_value_is_never_ours(void) {
 
         for (size_t i = 0; i < G_N_ELEMENTS(table); i++) {
                 g_autoptr(GPtrArray) a = g_ptr_array_new_with_free_func(g_free);
-                g_autoptr(GPtrArray) owned = g_ptr_array_new_with_free_func(g_free);
                 g_autofree char *previous = NULL;
 
                 for (size_t j = 0; j + 1 < G_N_ELEMENTS(table[i].assignments) && table[i].assignments[j]; j += 2) {
