@@ -117,8 +117,26 @@ void manager_systemd_reloaded(Manager *m) {
         manager_refresh_all(m);
 }
 
-void manager_refresh_all(Manager *m) {
+/* Every subject again, its unit files read again: they may have changed
+ * with the reload that got us here. read_units: from systemd too. */
+static void resolve_all(Manager *m, bool read_units) {
         g_autoptr(GPtrArray) keys = hash_table_keys(m->subjects);
+
+        for (guint i = 0; i < keys->len; i++) {
+                Subject *s = manager_find_subject(m, g_ptr_array_index(keys, i));
+                if (!s)
+                        continue;
+                subject_invalidate_unit_groups(s);
+                if (s->unit && read_units)
+                        manager_refresh_unit(m, s->unit, s->object_path);
+                else {
+                        s->properties_stale = s->unit != NULL;
+                        subject_apply(s);
+                }
+        }
+}
+
+void manager_refresh_all(Manager *m) {
         g_autoptr(SystemFacts) facts = NULL;
 
         /* Swap devices come and go (percent limits), so look again. */
@@ -127,34 +145,14 @@ void manager_refresh_all(Manager *m) {
                 m->facts = TAKE_PTR(facts);
         }
 
-        for (guint i = 0; i < keys->len; i++) {
-                Subject *s = manager_find_subject(m, g_ptr_array_index(keys, i));
-                if (!s)
-                        continue;
-                /* Unit files may have changed with the reload that got us here. */
-                subject_invalidate_unit_groups(s);
-                if (s->unit)
-                        manager_refresh_unit(m, s->unit, s->object_path);
-                else
-                        subject_apply(s);
-        }
+        resolve_all(m, true);
 }
 
 /* After policyd's own reload: every subject resolved again from what policyd
  * knows of it, without asking systemd; a unit is read again only where
  * its plan may need a call (apply_systemd_properties()). */
 static void manager_reapply_all(Manager *m) {
-        g_autoptr(GPtrArray) keys = hash_table_keys(m->subjects);
-
-        for (guint i = 0; i < keys->len; i++) {
-                Subject *s = manager_find_subject(m, g_ptr_array_index(keys, i));
-                if (!s)
-                        continue;
-                subject_invalidate_unit_groups(s);
-                if (s->unit)
-                        s->properties_stale = true;
-                subject_apply(s);
-        }
+        resolve_all(m, false);
 }
 
 /* ---- reload ---- */

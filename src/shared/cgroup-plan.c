@@ -115,7 +115,7 @@ static void plan_swap_tiers(CgroupPlan *p, const ResolvedKnob *k, const SystemFa
                         g_string_append_printf(content, "%s%s %s", content->len > 0 ? "\n" : "", *t,
                                                !none && strv_contains_str(tiers, *t) ? "max" : "0");
                 cgroup_plan_add(p, BACKEND_CGROUP_FILE, KNOB_SWAP_TIERS, SWAP_TIERS_FILE, g_string_free(content, FALSE),
-                         NULL);
+                                NULL);
 
                 for (guint i = 0; i < n; i++) {
                         if (streq(tiers[i], SWAP_TIER_NONE) || streq(tiers[i], SWAP_TIER_ZSWAP) ||
@@ -124,7 +124,7 @@ static void plan_swap_tiers(CgroupPlan *p, const ResolvedKnob *k, const SystemFa
                         g_autofree char *reason = g_strdup_printf(
                                 "swap tier '%s' is not defined by the kernel (/sys/kernel/mm/swap/tiers)", tiers[i]);
                         cgroup_plan_add(p, BACKEND_NOT_ENFORCEABLE, KNOB_SWAP_TIERS, SWAP_TIERS_FILE,
-                                 g_strdup(tiers[i]), reason);
+                                        g_strdup(tiers[i]), reason);
                 }
                 return;
         }
@@ -140,18 +140,31 @@ static void plan_swap_tiers(CgroupPlan *p, const ResolvedKnob *k, const SystemFa
         }
 
         cgroup_plan_add(p, BACKEND_XATTR, KNOB_SWAP_TIERS, POLICY_SWAP_TIERS_XATTR, g_strjoinv(",", (char **) tiers),
-                 "swap tiers that cannot be enforced are tagged for other readers");
+                        "swap tiers that cannot be enforced are tagged for other readers");
         cgroup_plan_add(p, BACKEND_NOT_ENFORCEABLE, KNOB_SWAP_TIERS, SWAP_TIERS_FILE, g_strjoinv(",", (char **) tiers),
-                 facts && facts->swap_tiers
-                         ? "swap tiers not usable: none is defined in /sys/kernel/mm/swap/tiers"
-                 : zswap_only
-                         ? "zswap-only needs memory.zswap.writeback (Linux 6.8 with zswap), which this kernel lacks"
-                         : "swap tiers not supported by this kernel (no /sys/kernel/mm/swap/tiers)");
+                        facts && facts->swap_tiers
+                                ? "swap tiers not usable: none is defined in /sys/kernel/mm/swap/tiers"
+                        : zswap_only
+                                ? "zswap-only needs memory.zswap.writeback (Linux 6.8 with zswap), which this kernel lacks"
+                                : "swap tiers not supported by this kernel (no /sys/kernel/mm/swap/tiers)");
 }
 
 #define SYSTEMD_REASON "systemd holds this for its units: SetUnitProperties(runtime=true)"
 #define EXEC_TIME_REASON \
         "process-level: applied when the unit starts, by policyd-generator, for units whose files name the group"
+
+/* A memory limit: the unit's systemd property where systemd holds the
+ * cgroup, else the kernel file. */
+static void plan_limit(CgroupPlan *p, Knob knob, const ResolvedKnob *k, bool systemd, uint64_t swap_total) {
+        bool swap = knob == KNOB_SWAP_MAX;
+
+        if (systemd)
+                cgroup_plan_add(p, BACKEND_SYSTEMD_PROPERTY, knob, swap ? "MemorySwapMax" : "MemoryZSwapMax",
+                                format_limit_for_systemd(&k->value.limit, swap_total), SYSTEMD_REASON);
+        else
+                cgroup_plan_add(p, BACKEND_CGROUP_FILE, knob, swap ? "memory.swap.max" : "memory.zswap.max",
+                                format_limit_for_kernel(&k->value.limit, swap_total), NULL);
+}
 
 int cgroup_plan_build(const Resolution *r, const SystemFacts *facts, PlanFlags flags, CgroupPlan **ret) {
         g_autoptr(CgroupPlan) p = NULL;
@@ -167,7 +180,7 @@ int cgroup_plan_build(const Resolution *r, const SystemFacts *facts, PlanFlags f
 
         /* The tag: NULL when in no group, which removes what we set. */
         cgroup_plan_add(p, BACKEND_XATTR, -1, POLICY_GROUP_XATTR,
-                 r->memberships && r->memberships->len > 0 ? resolution_group_tag(r) : NULL, NULL);
+                        r->memberships && r->memberships->len > 0 ? resolution_group_tag(r) : NULL, NULL);
 
         for (guint i = 0; r->attributes && i < r->attributes->len; i++) {
                 const ResolvedAttribute *a = g_ptr_array_index(r->attributes, i);
@@ -184,34 +197,22 @@ int cgroup_plan_build(const Resolution *r, const SystemFacts *facts, PlanFlags f
         if (tiers.swap_max_zero) {
                 if (systemd)
                         cgroup_plan_add(p, BACKEND_SYSTEMD_PROPERTY, KNOB_SWAP_MAX, "MemorySwapMax", g_strdup("0"),
-                                 tiers.swap_max_zero);
+                                        tiers.swap_max_zero);
                 else
                         cgroup_plan_add(p, BACKEND_CGROUP_FILE, KNOB_SWAP_MAX, "memory.swap.max", g_strdup("0"),
-                                 tiers.swap_max_zero);
-        } else if (k->set) {
-                if (systemd)
-                        cgroup_plan_add(p, BACKEND_SYSTEMD_PROPERTY, KNOB_SWAP_MAX, "MemorySwapMax",
-                                 format_limit_for_systemd(&k->value.limit, swap_total), SYSTEMD_REASON);
-                else
-                        cgroup_plan_add(p, BACKEND_CGROUP_FILE, KNOB_SWAP_MAX, "memory.swap.max",
-                                 format_limit_for_kernel(&k->value.limit, swap_total), NULL);
-        }
+                                        tiers.swap_max_zero);
+        } else if (k->set)
+                plan_limit(p, KNOB_SWAP_MAX, k, systemd, swap_total);
 
         k = &r->knobs[KNOB_SWAP_HIGH];
         if (k->set)
                 cgroup_plan_add(p, BACKEND_CGROUP_FILE, KNOB_SWAP_HIGH, "memory.swap.high",
-                         format_limit_for_kernel(&k->value.limit, swap_total),
-                         systemd ? "systemd has no property for memory.swap.high" : NULL);
+                                format_limit_for_kernel(&k->value.limit, swap_total),
+                                systemd ? "systemd has no property for memory.swap.high" : NULL);
 
         k = &r->knobs[KNOB_ZSWAP_MAX];
-        if (k->set) {
-                if (systemd)
-                        cgroup_plan_add(p, BACKEND_SYSTEMD_PROPERTY, KNOB_ZSWAP_MAX, "MemoryZSwapMax",
-                                 format_limit_for_systemd(&k->value.limit, swap_total), SYSTEMD_REASON);
-                else
-                        cgroup_plan_add(p, BACKEND_CGROUP_FILE, KNOB_ZSWAP_MAX, "memory.zswap.max",
-                                 format_limit_for_kernel(&k->value.limit, swap_total), NULL);
-        }
+        if (k->set)
+                plan_limit(p, KNOB_ZSWAP_MAX, k, systemd, swap_total);
 
         k = &r->knobs[KNOB_ZSWAP_WRITEBACK];
         if (tiers.writeback_off || k->set) {
@@ -220,15 +221,15 @@ int cgroup_plan_build(const Resolution *r, const SystemFacts *facts, PlanFlags f
 
                 if (facts && !facts->zswap_writeback)
                         cgroup_plan_add(p, BACKEND_NOT_ENFORCEABLE, KNOB_ZSWAP_WRITEBACK,
-                                 systemd ? "MemoryZSwapWriteback" : "memory.zswap.writeback",
-                                 g_strdup(on ? "1" : "0"),
-                                 "memory.zswap.writeback needs Linux 6.8 with zswap, which this kernel lacks");
+                                        systemd ? "MemoryZSwapWriteback" : "memory.zswap.writeback",
+                                        g_strdup(on ? "1" : "0"),
+                                        "memory.zswap.writeback needs Linux 6.8 with zswap, which this kernel lacks");
                 else if (systemd)
                         cgroup_plan_add(p, BACKEND_SYSTEMD_PROPERTY, KNOB_ZSWAP_WRITEBACK, "MemoryZSwapWriteback",
-                                 g_strdup(on ? "yes" : "no"), reason);
+                                        g_strdup(on ? "yes" : "no"), reason);
                 else
                         cgroup_plan_add(p, BACKEND_CGROUP_FILE, KNOB_ZSWAP_WRITEBACK, "memory.zswap.writeback",
-                                 g_strdup(on ? "1" : "0"), reason);
+                                        g_strdup(on ? "1" : "0"), reason);
         }
 
         for (guint i = 0; i < tier_items->items->len; i++)
@@ -238,21 +239,21 @@ int cgroup_plan_build(const Resolution *r, const SystemFacts *facts, PlanFlags f
         k = &r->knobs[KNOB_KSM];
         if (k->set)
                 cgroup_plan_add(p, BACKEND_EXEC_TIME, KNOB_KSM, "MemoryKSM", g_strdup(k->value.boolean ? "yes" : "no"),
-                         EXEC_TIME_REASON);
+                                EXEC_TIME_REASON);
 
         k = &r->knobs[KNOB_NUMA_POLICY];
         if (k->set)
                 cgroup_plan_add(p, BACKEND_EXEC_TIME, KNOB_NUMA_POLICY, "NUMAPolicy",
-                         g_strdup(numa_policy_to_string(k->value.numa_policy)), EXEC_TIME_REASON);
+                                g_strdup(numa_policy_to_string(k->value.numa_policy)), EXEC_TIME_REASON);
 
         k = &r->knobs[KNOB_NUMA_NODES];
         if (k->set) {
                 if (systemd)
                         cgroup_plan_add(p, BACKEND_SYSTEMD_PROPERTY, KNOB_NUMA_NODES, "AllowedMemoryNodes",
-                                 format_numa_nodes(&k->value.numa_nodes), SYSTEMD_REASON);
+                                        format_numa_nodes(&k->value.numa_nodes), SYSTEMD_REASON);
                 else
                         cgroup_plan_add(p, BACKEND_CGROUP_FILE, KNOB_NUMA_NODES, "cpuset.mems",
-                                 format_numa_nodes(&k->value.numa_nodes), NULL);
+                                        format_numa_nodes(&k->value.numa_nodes), NULL);
         }
 
         *ret = TAKE_PTR(p);
