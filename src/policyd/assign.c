@@ -87,6 +87,11 @@ int manager_assign(Manager *m, const char *key, const char *group, bool assign) 
         Subject *s;
         int r;
 
+        if (assign && key[0] == '/') {
+                g_autofree char *path = g_build_filename(m->cgroup_root, key, NULL);
+                if (!g_file_test(path, G_FILE_TEST_IS_DIR))
+                        return -ENXIO;
+        }
         if (assign) {
                 table_remove(m->exclusions, key, group);
                 assignment_table_add(m->assignments, key, group);

@@ -239,13 +239,9 @@ static int method_assign_common(sd_bus_message *msg, Manager *m, sd_bus_error *e
         if (r < 0)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
                                          "'%s' is not a unit name, a cgroup path below the root, or a PID.", arg);
-        if (key[0] == '/' && assign) {
-                g_autofree char *path = g_build_filename(m->cgroup_root, key, NULL);
-                if (!g_file_test(path, G_FILE_TEST_IS_DIR))
-                        return sd_bus_error_setf(error, POLICYD_ERROR_NO_SUCH_TARGET, "No cgroup %s.", key);
-        }
-
         r = manager_assign(m, key, group, assign);
+        if (r == -ENXIO)
+                return sd_bus_error_setf(error, POLICYD_ERROR_NO_SUCH_TARGET, "No cgroup %s.", key);
         if (r == -ENOENT)
                 return sd_bus_error_setf(error, POLICYD_ERROR_NOT_MEMBER, "%s is not in group '%s'.", key, group);
         if (r < 0)
