@@ -255,8 +255,8 @@ static int on_unit_read(sd_bus_message *reply, void *userdata, sd_bus_error *ret
         /* Of the Unit interface and the unit type's: what resolving and
          * planning need, and nothing else of their hundreds. */
         static const char *const wanted[] = {
-                "FragmentPath", "DropInPaths", "ActiveState", "Transient", "ControlGroup", "Slice", "User", "MemorySwapMax",
-                "MemoryZSwapMax", "MemoryZSwapWriteback", "AllowedMemoryNodes", "Delegate", NULL,
+                "FragmentPath", "DropInPaths", "ActiveState", "Transient", "ControlGroup", "Slice", "User",
+                "Delegate", "MemorySwapMax", "MemoryZSwapMax", "MemoryZSwapWriteback", "AllowedMemoryNodes", NULL,
         };
         CallContext *c = userdata;
         Manager *m = c->manager;
