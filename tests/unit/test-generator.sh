@@ -74,18 +74,18 @@ done
 r=$(prepare basic)
 
 out=$(gen 2>&1); rc=$?
-[ $rc = 0 ] && echo "$out" | grep -q '^Usage:' && ok "no arguments: usage, exit 0" \
+[ $rc = 0 ] && grep -q '^Usage:' <<< "$out" && ok "no arguments: usage, exit 0" \
         || not_ok "no arguments: usage, exit 0" "exit $rc" "$out"
 
 out=$(gen --help 2>&1); rc=$?
-[ $rc = 0 ] && echo "$out" | grep -q '^Usage:' && ok "--help: usage, exit 0" || not_ok "--help: usage, exit 0" "$out"
+[ $rc = 0 ] && grep -q '^Usage:' <<< "$out" && ok "--help: usage, exit 0" || not_ok "--help: usage, exit 0" "$out"
 
 gen --root="$r" "$tmp/one" 2> /dev/null; rc=$?
 [ $rc = 0 ] && [ -f "$tmp/one/app.service.d/50-policy-groups.conf" ] && ok "one directory: writes there, exit 0" \
         || not_ok "one directory: writes there, exit 0" "exit $rc"
 
 out=$(gen --root="$r" "$tmp/two" "$tmp/two-early" 2>&1); rc=$?
-[ $rc = 0 ] && [ -f "$tmp/two/app.service.d/50-policy-groups.conf" ] && echo "$out" | grep -q 'Expected 1 or 3' \
+[ $rc = 0 ] && [ -f "$tmp/two/app.service.d/50-policy-groups.conf" ] && grep -q 'Expected 1 or 3' <<< "$out" \
         && ok "two directories: a warning, writes to the first, exit 0" \
         || not_ok "two directories: a warning, writes to the first, exit 0" "exit $rc" "$out"
 
@@ -100,7 +100,7 @@ out=$(gen --root="$tmp/no-such-root" "$tmp/none" a b 2>&1); rc=$?
 
 touch "$tmp/a-file"
 out=$(gen --root="$r" "$tmp/a-file" a b 2>&1); rc=$?
-[ $rc = 0 ] && echo "$out" | grep -q 'cannot create' && ok "an output directory that cannot be made: warnings, exit 0" \
+[ $rc = 0 ] && grep -q 'cannot create' <<< "$out" && ok "an output directory that cannot be made: warnings, exit 0" \
         || not_ok "an output directory that cannot be made: warnings, exit 0" "exit $rc" "$out"
 
 out=$(SYSTEMD_SCOPE=user gen --root="$r" "$tmp/user" a b 2>&1); rc=$?
@@ -108,7 +108,7 @@ out=$(SYSTEMD_SCOPE=user gen --root="$r" "$tmp/user" a b 2>&1); rc=$?
         || not_ok "in a user manager: does nothing" "exit $rc" "$out"
 
 out=$(SYSTEMD_LOG_LEVEL=debug gen --root="$r" "$tmp/debug" a b 2>&1)
-echo "$out" | grep -q 'wrote .*/app.service.d/50-policy-groups.conf' && ok "SYSTEMD_LOG_LEVEL=debug says what it wrote" \
+grep -q 'wrote .*/app.service.d/50-policy-groups.conf' <<< "$out" && ok "SYSTEMD_LOG_LEVEL=debug says what it wrote" \
         || not_ok "SYSTEMD_LOG_LEVEL=debug says what it wrote" "$out"
 
 # --- under systemd: stderr is /dev/null there, so messages go to /dev/kmsg.

@@ -151,19 +151,19 @@ out=$("$policyctl" --root "$r" cat-config b)
 expect_rc "cat-config of an unknown group exits 1" 1 "$policyctl" --root "$r" cat-config nosuch
 
 out=$("$policyctl" --root "$r" list)
-echo "$out" | grep -q "^a .* 30 .*admin a" && ok "list shows name, priority and description" \
+grep -q "^a .* 30 .*admin a" <<< "$out" && ok "list shows name, priority and description" \
         || not_ok "list shows name, priority and description" "$out"
 
 expect_rc "verify with --root reads the tree's search path" 0 "$policyctl" --root "$r" verify
 put root/run/policy.d/broken.policy '[Swap]\nSwapMax=lots\n'
 out=$("$policyctl" --root "$r" verify 2>&1); rc=$?
-[ $rc = 1 ] && echo "$out" | grep -qF "$r/run/policy.d/broken.policy:2: error:" \
+[ $rc = 1 ] && grep -qF "$r/run/policy.d/broken.policy:2: error:" <<< "$out" \
         && ok "verify with --root finds errors in the tree" || not_ok "verify with --root finds errors in the tree" "$out"
 expect_rc "verify with --root takes absolute paths below the root" 1 "$policyctl" --root "$r" verify /run/policy.d/broken.policy
 
 chmod 0666 "$r/usr/lib/policy.d/c.policy"
 out=$("$policyctl" --root "$r" list 2>&1)
-echo "$out" | grep -q "c.policy: warning: File is writable by others" && ! echo "$out" | grep -q '^c ' \
+grep -q "c.policy: warning: File is writable by others" <<< "$out" && ! grep -q '^c ' <<< "$out" \
         && ok "a file writable by others is refused with a warning" \
         || not_ok "a file writable by others is refused with a warning" "$out"
 
@@ -181,8 +181,8 @@ $tmp/parse/u.service:8: PolicyGroup=g"
 
 put parse/bad.service '[Unit]\nDescription=kept\n[Unit\n Description=lost\n'
 out=$("$policyctl" parse "$tmp/parse/bad.service"); rc=$?
-[ $rc = 1 ] && echo "$out" | grep -qxF "$tmp/parse/bad.service:3: error: Invalid section header '[Unit'; the whole file is refused" \
-        && ! echo "$out" | grep -q lost \
+[ $rc = 1 ] && grep -qxF "$tmp/parse/bad.service:3: error: Invalid section header '[Unit'; the whole file is refused" <<< "$out" \
+        && ! grep -q lost <<< "$out" \
         && ok "parse stops where systemd refuses the file, and exits 1" \
         || not_ok "parse stops where systemd refuses the file, and exits 1" "exit $rc, got:" "$out"
 
