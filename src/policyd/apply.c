@@ -404,18 +404,18 @@ static void apply_systemd_properties(Subject *s, const CgroupPlan *plan) {
         set_unit_properties(s, restores, true);
 }
 
-static bool same_groups(const Resolution *a, const Resolution *b) {
-        g_autofree char *ta = a ? resolution_group_tag(a) : g_strdup("");
-        g_autofree char *tb = b ? resolution_group_tag(b) : g_strdup("");
+static bool same_groups(const Resolution *r, const Subject *s) {
+        g_autofree char *ta = resolution_group_tag(r);
+        g_autofree char *tb = membership_list_tag(s->memberships);
         return streq(ta, tb);
 }
 
-static void log_notes(Subject *s, const Resolution *r, const Resolution *previous) {
+static void log_notes(Subject *s, const Resolution *r, const GPtrArray *previous) {
         for (guint i = 0; i < r->notes->len; i++) {
                 const ResolveNote *n = g_ptr_array_index(r->notes, i);
                 bool seen = false;
-                for (guint j = 0; previous && j < previous->notes->len && !seen; j++) {
-                        const ResolveNote *p = g_ptr_array_index(previous->notes, j);
+                for (guint j = 0; previous && j < previous->len && !seen; j++) {
+                        const ResolveNote *p = g_ptr_array_index(previous, j);
                         seen = p->kind == n->kind && streq(p->group, n->group);
                 }
                 int level = seen ? LOG_DEBUG : LOG_WARNING;
@@ -451,7 +451,6 @@ static int save_record_ahead(const CgroupRecord *record, void *userdata) {
 
 void subject_apply(Subject *s) {
         Manager *m = s->manager;
-        CandidateData d = {};
         g_autoptr(Resolution) r = NULL;
         g_autoptr(CgroupPlan) plan = NULL;
         g_autoptr(ApplyReport) report = NULL;
@@ -460,7 +459,7 @@ void subject_apply(Subject *s) {
 
         if (isempty(s->cgroup) || !subject_is_running(s)) {
                 subject_forget_cgroup(s);
-                g_clear_pointer(&s->resolution, resolution_free);
+                subject_keep_resolution(s, NULL);
                 return;
         }
         if (cgroup_path_validate(s->cgroup) < 0) {
@@ -468,16 +467,14 @@ void subject_apply(Subject *s) {
                 return;
         }
 
-        gather_candidate(s, &d);
-        k = resolve_candidate(m->policies, &d.c, &r);
-        candidate_data_clear(&d);
+        k = subject_resolve(s, &r);
         if (k < 0) {
                 log_context(LOG_WARNING, k, who, NULL, NULL, 0, "Failed to resolve policy groups: %m");
                 return;
         }
 
-        log_notes(s, r, s->resolution);
-        if (!same_groups(r, s->resolution)) {
+        log_notes(s, r, s->notes);
+        if (!same_groups(r, s)) {
                 g_autofree char *tag = resolution_group_tag(r);
                 log_context(LOG_INFO, 0, who, NULL, NULL, 0, "Policy groups: %s", isempty(tag) ? "(none)" : tag);
                 bus_api_emit_membership_changed(m, s, r);
@@ -514,10 +511,6 @@ void subject_apply(Subject *s) {
         if (s->unit)
                 apply_systemd_properties(s, plan);
 
-        if (s->last_report)
-                g_ptr_array_unref(s->last_report);
-        s->last_report = g_ptr_array_ref(report->actions);
-        g_clear_pointer(&s->resolution, resolution_free);
-        s->resolution = TAKE_PTR(r);
+        subject_keep_resolution(s, r);
         subject_save(s);
 }

@@ -98,14 +98,14 @@ int manager_assign(Manager *m, const char *key, const char *group, bool assign) 
         } else {
                 bool was_runtime = table_remove(m->assignments, key, group);
                 s = manager_find_subject(m, key);
-                bool member = s && s->resolution && resolution_has_group(s->resolution, group);
+                bool member = s && membership_list_has(s->memberships, group);
                 if (!was_runtime && !member)
                         return -ENOENT;
                 /* Unassign means "not in this group": if another source
                  * (unit file, [Match]) would still put it there, exclude it. */
                 if (s && was_runtime) {
                         subject_apply(s);
-                        member = s->resolution && resolution_has_group(s->resolution, group);
+                        member = membership_list_has(s->memberships, group);
                 }
                 if (member)
                         assignment_table_add(m->exclusions, key, group);

@@ -7,6 +7,7 @@
 #include "bus-util.h"
 #include "conf-parse.h"
 #include "explain.h"
+#include "gather.h"
 #include "json-writer.h"
 #include "log.h"
 #include "policy-values.h"
@@ -89,9 +90,9 @@ static int method_get_group(sd_bus_message *msg, void *userdata, sd_bus_error *e
         return sd_bus_send(NULL, reply, NULL);
 }
 
-static const Membership *find_membership(const Resolution *r, const char *group) {
-        for (guint i = 0; r && i < r->memberships->len; i++) {
-                const Membership *mb = g_ptr_array_index(r->memberships, i);
+static const Membership *find_membership(const GPtrArray *memberships, const char *group) {
+        for (guint i = 0; memberships && i < memberships->len; i++) {
+                const Membership *mb = g_ptr_array_index(memberships, i);
                 if (streq(mb->group, group))
                         return mb;
         }
@@ -125,7 +126,7 @@ static int method_list_members(sd_bus_message *msg, void *userdata, sd_bus_error
                 return r;
         for (guint i = 0; i < keys->len; i++) {
                 const Subject *s = g_hash_table_lookup(m->subjects, g_ptr_array_index(keys, i));
-                const Membership *mb = find_membership(s->resolution, group);
+                const Membership *mb = find_membership(s->memberships, group);
                 if (!mb)
                         continue;
                 r = sd_bus_message_append(reply, "(sss)", strempty(s->unit), strempty(s->cgroup),
@@ -169,12 +170,16 @@ static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *err
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
                                          "'%s' is not a unit name, a cgroup path or a PID.", arg);
         Subject *s = manager_find_subject(m, key);
-        if (!s || !s->resolution)
+        if (!s || !s->memberships)
                 return sd_bus_error_setf(error, POLICYD_ERROR_NO_SUCH_TARGET,
                                          "policyd does not manage '%s': it is not a running unit with a cgroup, "
                                          "nor a cgroup assigned at runtime.",
                                          arg);
-        const Resolution *res = s->resolution;
+        /* Resolved again with what is known now: policyd keeps no knobs. */
+        g_autoptr(Resolution) res = NULL;
+        r = subject_resolve(s, &res);
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, r, "Failed to resolve the groups of %s: %m", arg);
 
         r = cgroup_plan_build(res, m->facts, s->unit ? PLAN_SYSTEMD_MANAGED : 0, &plan);
         if (r < 0)
@@ -280,8 +285,8 @@ static void json_subject(GString *out, const Subject *s) {
         json_append_key(out, "active_state");
         json_append_string(out, s->active_state);
         g_string_append(out, ",\"groups\":[");
-        for (guint i = 0; s->resolution && i < s->resolution->memberships->len; i++) {
-                const Membership *mb = g_ptr_array_index(s->resolution->memberships, i);
+        for (guint i = 0; s->memberships && i < s->memberships->len; i++) {
+                const Membership *mb = g_ptr_array_index(s->memberships, i);
                 g_string_append_printf(out, "%s{\"group\":", i ? "," : "");
                 json_append_string(out, mb->group);
                 g_string_append(out, ",\"source\":");
@@ -386,7 +391,7 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
                 g_hash_table_iter_init(&it, m->subjects);
                 while (g_hash_table_iter_next(&it, NULL, &value)) {
                         const Subject *s = value;
-                        n += s->resolution && s->resolution->memberships->len > 0;
+                        n += s->memberships && s->memberships->len > 0;
                 }
                 return sd_bus_message_append(reply, "u", n);
         }

@@ -140,3 +140,13 @@ void gather_candidate(Subject *s, CandidateData *d) {
                         streq_ptr(g_hash_table_lookup(s->unit_properties, "Delegate"), "yes") && d->c.owner_known;
         }
 }
+
+int subject_resolve(Subject *s, Resolution **ret) {
+        CandidateData d = {};
+        int r;
+
+        gather_candidate(s, &d);
+        r = resolve_candidate(s->manager->policies, &d.c, ret);
+        candidate_data_clear(&d);
+        return r;
+}

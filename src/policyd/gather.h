@@ -19,3 +19,6 @@ typedef struct CandidateData {
 
 void gather_candidate(Subject *s, CandidateData *d);
 void candidate_data_clear(CandidateData *d);
+
+/* Gathers, then resolves: the subject's groups and desired state now. */
+int subject_resolve(Subject *s, Resolution **ret);

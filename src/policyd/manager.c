@@ -199,8 +199,8 @@ static unsigned mark_stale_generator_dropins(Manager *m, const PolicySet *new) {
         g_hash_table_iter_init(&it, m->subjects);
         while (g_hash_table_iter_next(&it, NULL, &value)) {
                 Subject *s = value;
-                for (guint i = 0; s->resolution && i < s->resolution->memberships->len; i++) {
-                        const Membership *mb = g_ptr_array_index(s->resolution->memberships, i);
+                for (guint i = 0; s->memberships && i < s->memberships->len; i++) {
+                        const Membership *mb = g_ptr_array_index(s->memberships, i);
                         if (mb->source != MEMBERSHIP_UNIT_FILE)
                                 continue;
                         const PolicyGroup *a = policy_set_get(m->policies, mb->group);

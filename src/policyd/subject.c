@@ -45,12 +45,10 @@ Subject *subject_free(Subject *s) {
         g_strfreev(s->unit_groups);
         g_free(s->no_space_logged);
         g_hash_table_unref(s->unit_properties);
-        resolution_free(s->resolution);
+        subject_keep_resolution(s, NULL);
         cgroup_record_free(s->record);
         g_ptr_array_unref(s->property_records);
         g_hash_table_unref(s->relied_properties);
-        if (s->last_report)
-                g_ptr_array_unref(s->last_report);
         g_free(s);
         return NULL;
 }
@@ -179,4 +177,13 @@ void property_changes_add(GPtrArray *changes, const char *property, const char *
         c->value = g_strdup(value);
         c->previous = g_strdup(previous);
         g_ptr_array_add(changes, c);
+}
+
+void subject_keep_resolution(Subject *s, Resolution *r) {
+        g_clear_pointer(&s->memberships, g_ptr_array_unref);
+        g_clear_pointer(&s->notes, g_ptr_array_unref);
+        if (!r)
+                return;
+        s->memberships = g_steal_pointer(&r->memberships);
+        s->notes = g_steal_pointer(&r->notes);
 }

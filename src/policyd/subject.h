@@ -54,7 +54,10 @@ typedef struct Subject {
         char **unit_groups;
         bool unit_groups_read;
 
-        Resolution *resolution;      /* last resolution; NULL before the first */
+        /* Of the last resolution, kept without its knobs (explain resolves
+         * again): NULL before the first, and while there is no cgroup. */
+        GPtrArray *memberships;      /* Membership*, sorted by group */
+        GPtrArray *notes;            /* ResolveNote* */
         CgroupRecord *record;        /* what policyd wrote on the cgroup */
         GPtrArray *property_records; /* PropertyRecord*, what policyd set through systemd */
         /* property → the group's value, which systemd held from the unit's
@@ -62,7 +65,6 @@ typedef struct Subject {
          * When systemd's value moves on after a daemon-reload, its kernel
          * file follows (systemd does not write it for a running unit). */
         GHashTable *relied_properties;
-        GPtrArray *last_report;      /* Action* of the last apply, for explain */
 
         char *no_space_logged;       /* the xattrs last reported as not fitting */
         bool needs_daemon_reload;    /* a group its unit file names changed since systemd last ran the generator */
@@ -94,6 +96,8 @@ PropertyRecord *subject_find_property_record(Subject *s, const char *property);
 void subject_save(Subject *s);
 /* The cgroup went away, and with it everything policyd wrote on it. */
 void subject_forget_cgroup(Subject *s);
+/* Keeps the memberships and notes of r (taking them), or forgets them (NULL). */
+void subject_keep_resolution(Subject *s, Resolution *r);
 
 /* One property for SetUnitProperties: the value to set, in the string forms
  * policyd compares ("infinity", bytes, yes/no, node lists), and for a set

@@ -402,11 +402,11 @@ int resolve_candidate(const PolicySet *set, const Candidate *c, Resolution **ret
         return 0;
 }
 
-char *resolution_group_tag(const Resolution *r) {
+char *membership_list_tag(const GPtrArray *memberships) {
         GString *tag = g_string_new(NULL);
 
-        for (guint i = 0; r && i < r->memberships->len; i++) {
-                const Membership *m = g_ptr_array_index(r->memberships, i);
+        for (guint i = 0; memberships && i < memberships->len; i++) {
+                const Membership *m = g_ptr_array_index(memberships, i);
                 if (i > 0)
                         g_string_append_c(tag, ',');
                 g_string_append(tag, m->group);
@@ -414,11 +414,19 @@ char *resolution_group_tag(const Resolution *r) {
         return g_string_free(tag, FALSE);
 }
 
-bool resolution_has_group(const Resolution *r, const char *group) {
-        for (guint i = 0; r && group && i < r->memberships->len; i++) {
-                const Membership *m = g_ptr_array_index(r->memberships, i);
+bool membership_list_has(const GPtrArray *memberships, const char *group) {
+        for (guint i = 0; memberships && group && i < memberships->len; i++) {
+                const Membership *m = g_ptr_array_index(memberships, i);
                 if (streq(m->group, group))
                         return true;
         }
         return false;
+}
+
+char *resolution_group_tag(const Resolution *r) {
+        return membership_list_tag(r ? r->memberships : NULL);
+}
+
+bool resolution_has_group(const Resolution *r, const char *group) {
+        return membership_list_has(r ? r->memberships : NULL, group);
 }

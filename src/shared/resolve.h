@@ -87,6 +87,9 @@ bool policy_group_matches(const PolicyGroup *g, const Candidate *c);
 
 /* The user.policy.group value: member names, comma-separated, sorted. "" for none. */
 char *resolution_group_tag(const Resolution *r);
+/* The same, of a list of Membership* kept without its resolution. */
+char *membership_list_tag(const GPtrArray *memberships);
+bool membership_list_has(const GPtrArray *memberships, const char *group);
 bool resolution_has_group(const Resolution *r, const char *group);
 
 const char *membership_source_to_string(MembershipSource s);
