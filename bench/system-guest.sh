@@ -75,11 +75,16 @@ say() { echo "bench: [$((SECONDS - begin)) s] $*"; }
 emit() { echo "@ $*"; }
 
 die() {
+        trap - ERR
         echo "bench: FAILED: $*" >&2
         echo "bench: policyd's journal, the end:" >&2
         journalctl -b -u policyd.service --no-pager -n 30 -o short-monotonic >&2 || true
         exit 1
 }
+
+# Whatever fails says so, in functions and $(...) too.
+set -E
+trap 'die "line $LINENO: $BASH_COMMAND (status $?)"' ERR
 
 # The key=value pairs of a tool's line "VERB: k=v ...", prefixed by $2.
 fields() { sed -n "s/^$1: //p" | sed "s/\([a-z_0-9]*\)=/$2\1=/g" | tr '\n' ' '; }
@@ -112,7 +117,7 @@ converge() {
         out=$("$scopes" converge --slice=$slice --prefix=$prefix --count="$count" "${state[@]}" \
                 --timeout=$((120 + count)) "${cpu_opts[@]}" ${1:+--} "$@") ||
                 die "$count units did not reach the state '$name'${1:+ after: $*}"
-        { echo "$out" | fields converge ""; echo "$out" | grep -v '^converge: ' | fields '[a-z-]*' tool_; }
+        { echo "$out" | fields converge ""; echo "$out" | sed '/^converge: /d' | fields '[a-z-]*' tool_; }
 }
 
 # Stopping policyd, forgetting its records and the floor's undo: no
@@ -265,7 +270,7 @@ counting() {
                 GetUnit s "${units[0]}" | awk '{ gsub(/"/, "", $2); print $2 }')
         for i in Unit Scope; do
                 out+="props_$i=$(busctl introspect org.freedesktop.systemd1 "$path" org.freedesktop.systemd1.$i |
-                        grep -c ' property ') "
+                        grep -c ' property ' || true) "
         done
         emit kind=properties n="$n" "$out"
         reset_clean "$n"
