@@ -33,6 +33,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <systemd/sd-bus.h>
@@ -642,7 +643,7 @@ static unsigned scopes_left(const char *slice_dir) {
 
 static int verb_churn(void) {
         unsigned total = (unsigned) (arg.rate * arg.duration_sec), next = 0, stopped = 0, applied = 0, behind = 0,
-                 missing = 0;
+                 missing = 0, tagged = 0;
         uint64_t start, period = (uint64_t) (1e6 / arg.rate), lifetime = arg.lifetime_ms * 1000ULL, end_starts;
         uint64_t drained_at, deadline;
         char *slice_dir = NULL, *slice_path = NULL;
@@ -692,6 +693,11 @@ static int verb_churn(void) {
                         int fd = open_dir(dir);
 
                         if (fd >= 0) {
+                                char tag[256];
+                                ssize_t n = fgetxattr(fd, arg.state.xattr_name, tag, sizeof tag - 1);
+
+                                if (n >= 0)
+                                        tagged++;
                                 if (unit_state_check(fd, &arg.state) > 0)
                                         applied++;
                                 close(fd);
@@ -728,9 +734,9 @@ static int verb_churn(void) {
         }
         drained_at = now_usec();
 
-        printf("churn: started=%u applied_before_stop=%u no_cgroup_at_stop=%u late_starts=%u rate_asked=%.1f "
-               "rate_achieved=%.1f lifetime_ms=%u drain_ms=%.1f\n",
-               total, applied, missing, behind, arg.rate, (total - 1) / ((double) (end_starts - start) / 1e6),
+        printf("churn: started=%u applied_before_stop=%u tagged_before_stop=%u no_cgroup_at_stop=%u late_starts=%u "
+               "rate_asked=%.1f rate_achieved=%.1f lifetime_ms=%u drain_ms=%.1f\n",
+               total, applied, tagged, missing, behind, arg.rate, (total - 1) / ((double) (end_starts - start) / 1e6),
                arg.lifetime_ms, ms_between(end_starts + lifetime, drained_at));
         sd_bus_flush_close_unref(bus);
         free(units);

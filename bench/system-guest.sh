@@ -204,9 +204,9 @@ idle() {
         pid=$(policyd_pid)
         settle >/dev/null
         say "idle: $idle_sec s with $n units"
-        s0=$(switches "$pid"); c0=$(awk '/^usage_usec/ { print $2 }' $cg/system.slice/policyd.service/cpu.stat)
+        s0=$(switches "$pid"); c0=$(usage_usec system.slice/policyd.service)
         sleep "$idle_sec"
-        s1=$(switches "$pid"); c1=$(awk '/^usage_usec/ { print $2 }' $cg/system.slice/policyd.service/cpu.stat)
+        s1=$(switches "$pid"); c1=$(usage_usec system.slice/policyd.service)
         [[ $(policyd_pid) == "$pid" ]] || die "policyd restarted during the idle minute"
         emit kind=idle n="$n" seconds="$idle_sec" wakeups=$((s1 - s0)) cpu_ms=$(((c1 - c0) / 1000)) \
                 watchdog_usec="$(systemctl show -P WatchdogUSec policyd.service)"
@@ -297,25 +297,31 @@ latency() {
         done
 }
 
-churn() {
-        local pid c0 c1 c2 s0 s1 out settled rss
-        say "churn: $churn_rate starts and stops a second for $churn_sec s"
+usage_usec() { awk '/^usage_usec/ { print $2 }' "$cg/$1/cpu.stat" 2>/dev/null || echo 0; }
+
+# churn_run systemd-only|policyd: the same churn without policyd, to see
+# what systemd alone manages under TCG, and with it.
+churn_run() {
+        local mode=$1 pid=0 c0 c1 c2 s0 s1 out settled rss=""
+        say "churn ($mode): $churn_rate starts and stops a second for $churn_sec s"
+        rm -rf /run/policyd/*
         policy_install
-        systemctl start policyd.service
+        [[ $mode == policyd ]] && systemctl start policyd.service && pid=$(policyd_pid)
         settle >/dev/null
-        pid=$(policyd_pid)
-        c0=$(awk '/^usage_usec/ { print $2 }' $cg/system.slice/policyd.service/cpu.stat)
-        s0=$(awk '/^usage_usec/ { print $2 }' $cg/init.scope/cpu.stat)
-        out=$("$scopes" churn --slice=$slice --prefix=pgchurn --rate="$churn_rate" --duration="$churn_sec" \
-                --lifetime-ms=1000 "${applied[@]}" --timeout=$((churn_sec * 10))) || die "churn"
-        c1=$(awk '/^usage_usec/ { print $2 }' $cg/system.slice/policyd.service/cpu.stat)
-        s1=$(awk '/^usage_usec/ { print $2 }' $cg/init.scope/cpu.stat)
+        c0=$(usage_usec system.slice/policyd.service)
+        s0=$(usage_usec init.scope)
+        out=$("$scopes" churn --slice=$slice --prefix=pgchurn-"$mode" --rate="$churn_rate" --duration="$churn_sec" \
+                --lifetime-ms=1000 "${applied[@]}" --timeout=$((churn_sec * 10 + 120)))
+        c1=$(usage_usec system.slice/policyd.service)
+        s1=$(usage_usec init.scope)
         settled=$(settle)
-        c2=$(awk '/^usage_usec/ { print $2 }' $cg/system.slice/policyd.service/cpu.stat)
-        [[ $(policyd_pid) == "$pid" ]] || die "policyd restarted during churn"
+        c2=$(usage_usec system.slice/policyd.service)
+        if [[ $mode == policyd ]]; then
+                [[ $(policyd_pid) == "$pid" ]] || die "policyd restarted during churn"
+                rss=$(rss_fields)
+        fi
         out=$(echo "$out" | fields churn "")
-        rss=$(rss_fields)
-        emit kind=churn seconds="$churn_sec" "$out" policyd_cpu_ms=$(((c1 - c0) / 1000)) \
+        emit kind=churn mode="$mode" seconds="$churn_sec" "$out" policyd_cpu_ms=$(((c1 - c0) / 1000)) \
                 systemd_cpu_ms=$(((s1 - s0) / 1000)) policyd_cpu_after_ms=$(((c2 - c1) / 1000)) "$settled" "$rss"
         systemctl stop policyd.service
 }
@@ -359,7 +365,8 @@ for n in "${size_list[@]}"; do
 done
 
 latency
-churn
+churn_run systemd-only
+churn_run policyd
 
 restarts=$(systemctl show -P NRestarts policyd.service)
 crashes=$(journalctl -b --no-pager -o cat _PID=1 | grep -cE "policyd\.service: (Main process exited, code=(killed|dumped)|Watchdog timeout)" || true)
