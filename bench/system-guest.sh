@@ -40,8 +40,7 @@ reps_large=1          # repetitions for N > 300
 setprop_units=100
 latency_n=200
 bare_n=100
-churn_sec=30
-churn_rate=100
+churn=100:10,10:30    # RATE:SECONDS, ...
 idle_sec=60
 for a in "$@"; do
         case $a in
@@ -51,8 +50,7 @@ for a in "$@"; do
         --setprop-units=*) setprop_units=${a#*=} ;;
         --latency=*)       latency_n=${a#*=} ;;
         --bare=*)          bare_n=${a#*=} ;;
-        --churn=*)         churn_sec=${a#*=} ;;
-        --churn-rate=*)    churn_rate=${a#*=} ;;
+        --churn=*)         churn=${a#*=} ;;
         --idle=*)          idle_sec=${a#*=} ;;
         *) echo "system-guest: unknown option $a" >&2; exit 2 ;;
         esac
@@ -299,10 +297,13 @@ latency() {
 
 usage_usec() { awk '/^usage_usec/ { print $2 }' "$cg/$1/cpu.stat" 2>/dev/null || echo 0; }
 
-# churn_run systemd-only|policyd: the same churn without policyd, to see
-# what systemd alone manages under TCG, and with it.
+# churn_run systemd-only|policyd RATE SECONDS: the same churn without
+# policyd, to see what systemd alone manages under TCG, and with it.
+# systemd runs its jobs only when its bus is quiet (the run queue is an
+# idle event source): asked faster than it answers, no scope gets its
+# cgroup before its stop.
 churn_run() {
-        local mode=$1 pid=0 c0 c1 c2 s0 s1 out settled rss=""
+        local mode=$1 churn_rate=$2 churn_sec=$3 pid=0 c0 c1 c2 s0 s1 out settled rss=""
         say "churn ($mode): $churn_rate starts and stops a second for $churn_sec s"
         rm -rf /run/policyd/*
         policy_install
@@ -310,7 +311,7 @@ churn_run() {
         settle >/dev/null
         c0=$(usage_usec system.slice/policyd.service)
         s0=$(usage_usec init.scope)
-        out=$("$scopes" churn --slice=$slice --prefix=pgchurn-"$mode" --rate="$churn_rate" --duration="$churn_sec" \
+        out=$("$scopes" churn --slice=$slice --prefix=pgchurn-"$mode-$churn_rate" --rate="$churn_rate" --duration="$churn_sec" \
                 --lifetime-ms=1000 "${applied[@]}" --timeout=$((churn_sec * 10 + 120)))
         c1=$(usage_usec system.slice/policyd.service)
         s1=$(usage_usec init.scope)
@@ -341,7 +342,7 @@ emit kind=machine "kernel=$(uname -r)" "cpus=$(nproc)" \
         "units_loaded=$(systemctl list-units --all --no-legend | wc -l)" \
         "cpu_model=$(awk -F': ' '/^model name/ { gsub(/ /, "_", $2); print $2; exit }' /proc/cpuinfo)"
 emit kind=config sizes="$sizes" reps="$reps" reps_large="$reps_large" setprop_units="$setprop_units" \
-        latency="$latency_n" bare="$bare_n" churn_sec="$churn_sec" churn_rate="$churn_rate" idle_sec="$idle_sec"
+        latency="$latency_n" bare="$bare_n" churn="$churn" idle_sec="$idle_sec"
 
 ways=(floor coldfloor setprop policyd)
 for n in "${size_list[@]}"; do
@@ -365,8 +366,12 @@ for n in "${size_list[@]}"; do
 done
 
 latency
-churn_run systemd-only
-churn_run policyd
+IFS=, read -r -a churns <<<"$churn"
+for c in "${churns[@]}"; do
+        [[ $c =~ ^[0-9]+:[0-9]+$ ]] || die "--churn takes RATE:SECONDS,..., not $c"
+        churn_run systemd-only "${c%:*}" "${c#*:}"
+        churn_run policyd "${c%:*}" "${c#*:}"
+done
 
 restarts=$(systemctl show -P NRestarts policyd.service)
 crashes=$(journalctl -b --no-pager -o cat _PID=1 | grep -cE "policyd\.service: (Main process exited, code=(killed|dumped)|Watchdog timeout)" || true)
