@@ -42,7 +42,7 @@ typedef struct Floor {
         UnitState state;
         unsigned window;
         unsigned in_flight;
-        unsigned listed, gets, sets, matched;
+        unsigned listed, gets, sets, matched, vanished;
 } Floor;
 
 /* One call in flight; freed by its reply handler. */
@@ -131,12 +131,19 @@ static int on_slice_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_e
         const char *unit_slice;
         int r;
 
+        f->in_flight--;
+        if (e && (sd_bus_error_has_name(e, "org.freedesktop.DBus.Error.UnknownObject") ||
+                  sd_bus_error_has_name(e, "org.freedesktop.systemd1.NoSuchUnit"))) {
+                /* Gone since ListUnits: nothing to match. */
+                f->vanished++;
+                call_free(c);
+                return 1;
+        }
         if (e)
                 die("Get Slice of %s: %s: %s", c->unit, e->name, e->message);
         r = sd_bus_message_read(m, "v", "s", &unit_slice);
         if (r < 0)
                 die("Get Slice of %s: %s", c->unit, strerror(-r));
-        f->in_flight--;
         if (*unit_slice && slice_is_within(unit_slice, f->slice)) {
                 f->matched++;
                 apply_unit(f, c->unit, unit_slice);
@@ -269,8 +276,8 @@ int main(int argc, char *argv[]) {
         while (f.in_flight > 0)
                 pump(&f);
 
-        printf("floor-apply: mode=%s listed=%u gets=%u sets=%u units=%u window=%u elapsed_ms=%.1f\n",
-               cold ? "cold" : "warm", f.listed, f.gets, f.sets, f.matched, f.window,
+        printf("floor-apply: mode=%s listed=%u gets=%u vanished=%u sets=%u units=%u window=%u elapsed_ms=%.1f\n",
+               cold ? "cold" : "warm", f.listed, f.gets, f.vanished, f.sets, f.matched, f.window,
                (double) (now_usec() - start) / 1000.0);
         sd_bus_flush_close_unref(f.bus);
         return 0;
