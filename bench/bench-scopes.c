@@ -641,6 +641,42 @@ static unsigned scopes_left(const char *slice_dir) {
         return n;
 }
 
+/* What a scope that does not go shows: its cgroup's processes and events. */
+static void list_scopes_left(const char *slice_dir) {
+        size_t len = strlen(arg.prefix);
+        struct dirent *de;
+        DIR *d;
+
+        d = opendir(slice_dir);
+        if (!d)
+                return;
+        while ((de = readdir(d))) {
+                char path[PATH_MAX], line[256];
+                unsigned procs = 0;
+                FILE *f;
+
+                if (strncmp(de->d_name, arg.prefix, len) != 0 || de->d_name[len] != '-')
+                        continue;
+                snprintf(path, sizeof path, "%s/%s/cgroup.procs", slice_dir, de->d_name);
+                if ((f = fopen(path, "re"))) {
+                        while (fgets(line, sizeof line, f))
+                                procs++;
+                        fclose(f);
+                }
+                fprintf(stderr, "churn: left: %s, %u processes; cgroup.events:", de->d_name, procs);
+                snprintf(path, sizeof path, "%s/%s/cgroup.events", slice_dir, de->d_name);
+                if ((f = fopen(path, "re"))) {
+                        while (fgets(line, sizeof line, f)) {
+                                line[strcspn(line, "\n")] = '\0';
+                                fprintf(stderr, " %s;", line);
+                        }
+                        fclose(f);
+                }
+                fputc('\n', stderr);
+        }
+        closedir(d);
+}
+
 static int verb_churn(void) {
         unsigned total = (unsigned) (arg.rate * arg.duration_sec), next = 0, stopped = 0, applied = 0, behind = 0,
                  missing = 0, tagged = 0;
@@ -727,9 +763,11 @@ static int verb_churn(void) {
         /* Whether systemd cleared the stopped scopes away. */
         deadline = now_usec() + (uint64_t) (arg.timeout_sec * 1e6);
         while (scopes_left(slice_dir) > 0) {
-                if (now_usec() > deadline)
+                if (now_usec() > deadline) {
+                        list_scopes_left(slice_dir);
                         die("churn: %u scopes still there %.0f s after the last stop", scopes_left(slice_dir),
                             arg.timeout_sec);
+                }
                 usleep(100000);
         }
         drained_at = now_usec();

@@ -75,8 +75,11 @@ emit() { echo "@ $*"; }
 die() {
         trap - ERR
         echo "bench: FAILED: $*" >&2
-        echo "bench: policyd's journal, the end:" >&2
-        journalctl -b -u policyd.service --no-pager -n 30 -o short-monotonic >&2 || true
+        # Once, from the script itself, not from each $(...) it is in.
+        if (( BASH_SUBSHELL == 0 )); then
+                echo "bench: policyd's journal, the end:" >&2
+                journalctl -b -u policyd.service --no-pager -n 30 -o short-monotonic >&2 || true
+        fi
         exit 1
 }
 
@@ -312,7 +315,13 @@ churn_run() {
         c0=$(usage_usec system.slice/policyd.service)
         s0=$(usage_usec init.scope)
         out=$("$scopes" churn --slice=$slice --prefix=pgchurn-"$mode-$churn_rate" --rate="$churn_rate" --duration="$churn_sec" \
-                --lifetime-ms=1000 "${applied[@]}" --timeout=$((churn_sec * 10 + 120)))
+                --lifetime-ms=1000 "${applied[@]}" --timeout=$((churn_sec * 10 + 120))) || {
+                systemctl list-units --all --no-pager "pgchurn-$mode-$churn_rate-*" | head -n 20
+                systemctl status --no-pager -n 20 "$(systemctl list-units --all --plain --no-legend \
+                        "pgchurn-$mode-$churn_rate-*" | awk 'NR == 1 { print $1 }')" || true
+                journalctl -b --no-pager -o short-monotonic -n 40 _PID=1 || true
+                die "churn at $churn_rate/s ($mode)"
+        }
         c1=$(usage_usec system.slice/policyd.service)
         s1=$(usage_usec init.scope)
         settled=$(settle)
