@@ -57,6 +57,7 @@ typedef struct Options {
         unsigned gap_ms;
         double rate, duration_sec;
         unsigned lifetime_ms;
+        double drain_sec;
         double quiet_percent;
         unsigned quiet_ms;
         char *cpu[MAX_CPU];
@@ -72,6 +73,7 @@ static Options arg = {
         .rate = 100,
         .duration_sec = 30,
         .lifetime_ms = 1000,
+        .drain_sec = 60,
         .quiet_percent = 10,
         .quiet_ms = 1000,
 };
@@ -641,9 +643,45 @@ static unsigned scopes_left(const char *slice_dir) {
         return n;
 }
 
+/* What a scope that does not go shows: its cgroup's processes and events. */
+static void list_scopes_left(const char *slice_dir) {
+        size_t len = strlen(arg.prefix);
+        struct dirent *de;
+        DIR *d;
+
+        d = opendir(slice_dir);
+        if (!d)
+                return;
+        while ((de = readdir(d))) {
+                char path[PATH_MAX], line[256];
+                unsigned procs = 0;
+                FILE *f;
+
+                if (strncmp(de->d_name, arg.prefix, len) != 0 || de->d_name[len] != '-')
+                        continue;
+                snprintf(path, sizeof path, "%s/%s/cgroup.procs", slice_dir, de->d_name);
+                if ((f = fopen(path, "re"))) {
+                        while (fgets(line, sizeof line, f))
+                                procs++;
+                        fclose(f);
+                }
+                fprintf(stderr, "churn: left: %s, %u processes; cgroup.events:", de->d_name, procs);
+                snprintf(path, sizeof path, "%s/%s/cgroup.events", slice_dir, de->d_name);
+                if ((f = fopen(path, "re"))) {
+                        while (fgets(line, sizeof line, f)) {
+                                line[strcspn(line, "\n")] = '\0';
+                                fprintf(stderr, " %s;", line);
+                        }
+                        fclose(f);
+                }
+                fputc('\n', stderr);
+        }
+        closedir(d);
+}
+
 static int verb_churn(void) {
         unsigned total = (unsigned) (arg.rate * arg.duration_sec), next = 0, stopped = 0, applied = 0, behind = 0,
-                 missing = 0, tagged = 0;
+                 missing = 0, tagged = 0, left;
         uint64_t start, period = (uint64_t) (1e6 / arg.rate), lifetime = arg.lifetime_ms * 1000ULL, end_starts;
         uint64_t drained_at, deadline;
         char *slice_dir = NULL, *slice_path = NULL;
@@ -724,20 +762,20 @@ static int verb_churn(void) {
         while (waitpid(-1, NULL, 0) > 0)
                 ;
 
-        /* Whether systemd cleared the stopped scopes away. */
-        deadline = now_usec() + (uint64_t) (arg.timeout_sec * 1e6);
-        while (scopes_left(slice_dir) > 0) {
-                if (now_usec() > deadline)
-                        die("churn: %u scopes still there %.0f s after the last stop", scopes_left(slice_dir),
-                            arg.timeout_sec);
+        /* Whether the stopped scopes' cgroups went away. Those that do not
+         * are a finding, not a failure of the benchmark: listed here,
+         * counted, and left for the caller to look at. */
+        deadline = now_usec() + (uint64_t) (arg.drain_sec * 1e6);
+        while ((left = scopes_left(slice_dir)) > 0 && now_usec() < deadline)
                 usleep(100000);
-        }
         drained_at = now_usec();
+        if (left > 0)
+                list_scopes_left(slice_dir);
 
         printf("churn: started=%u applied_before_stop=%u tagged_before_stop=%u no_cgroup_at_stop=%u late_starts=%u "
-               "rate_asked=%.1f rate_achieved=%.1f lifetime_ms=%u drain_ms=%.1f\n",
+               "rate_asked=%.1f rate_achieved=%.1f lifetime_ms=%u drain_ms=%.1f left_after_drain=%u\n",
                total, applied, tagged, missing, behind, arg.rate, (total - 1) / ((double) (end_starts - start) / 1e6),
-               arg.lifetime_ms, ms_between(end_starts + lifetime, drained_at));
+               arg.lifetime_ms, ms_between(end_starts + lifetime, drained_at), left);
         sd_bus_flush_close_unref(bus);
         free(units);
         free(slice_dir);
@@ -794,7 +832,7 @@ static void usage(void) {
                "  settle    wait until the CPUs are at most --quiet-percent busy for --quiet-ms\n\n"
                "  --slice=SLICE --prefix=PREFIX --from=I --count=N   the scopes\n"
                "  --timeout=SEC --interval-ms=MS --window=N --mode=bare|policyd --gap-ms=MS\n"
-               "  --rate=N --duration=SEC --lifetime-ms=MS --quiet-percent=P --quiet-ms=MS\n"
+               "  --rate=N --duration=SEC --lifetime-ms=MS --drain=SEC --quiet-percent=P --quiet-ms=MS\n"
                "  --cpu=LABEL=CGROUP    converge: report the CPU time CGROUP used\n"
                STATE_OPTIONS_HELP);
 }
@@ -823,6 +861,7 @@ int main(int argc, char *argv[]) {
                 { "rate", required_argument, NULL, 0 },
                 { "duration", required_argument, NULL, 0 },
                 { "lifetime-ms", required_argument, NULL, 0 },
+                { "drain", required_argument, NULL, 0 },
                 { "quiet-percent", required_argument, NULL, 0 },
                 { "quiet-ms", required_argument, NULL, 0 },
                 { "cpu", required_argument, NULL, 0 },
@@ -874,6 +913,8 @@ int main(int argc, char *argv[]) {
                         arg.rate = parse_positive(name, optarg);
                 else if (strcmp(name, "duration") == 0)
                         arg.duration_sec = parse_positive(name, optarg);
+                else if (strcmp(name, "drain") == 0)
+                        arg.drain_sec = parse_positive(name, optarg);
                 else if (strcmp(name, "lifetime-ms") == 0)
                         arg.lifetime_ms = (unsigned) parse_positive(name, optarg);
                 else if (strcmp(name, "quiet-percent") == 0)

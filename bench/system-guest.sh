@@ -75,8 +75,11 @@ emit() { echo "@ $*"; }
 die() {
         trap - ERR
         echo "bench: FAILED: $*" >&2
-        echo "bench: policyd's journal, the end:" >&2
-        journalctl -b -u policyd.service --no-pager -n 30 -o short-monotonic >&2 || true
+        # Once, from the script itself, not from each $(...) it is in.
+        if (( BASH_SUBSHELL == 0 )); then
+                echo "bench: policyd's journal, the end:" >&2
+                journalctl -b -u policyd.service --no-pager -n 30 -o short-monotonic >&2 || true
+        fi
         exit 1
 }
 
@@ -297,6 +300,27 @@ latency() {
 
 usage_usec() { awk '/^usage_usec/ { print $2 }' "$cg/$1/cpu.stat" 2>/dev/null || echo 0; }
 
+# Scope cgroups that outlived their stop in a churn: what systemd says of
+# their units, one line each, then away with them, so that the next phase
+# starts clean.
+churn_left() {
+        local name unit_state dir
+        while read -r name; do
+                unit_state=$(systemctl show -P LoadState,ActiveState,SubState,Result "$name" | paste -sd/)
+                dir=$cg/$slice/$name
+                [[ -d $dir ]] || continue
+                echo "bench: WARNING: $name outlived its stop: unit $unit_state, cgroup $(paste -sd' ' < "$dir/cgroup.events")"
+                emit kind=churn-left mode="$mode" rate="$churn_rate" unit="$name" unit_state="$unit_state" \
+                        procs="$(wc -l < "$dir/cgroup.procs")"
+                [[ $unit_state == not-found/* ]] || systemctl stop "$name" || true
+                [[ -d $dir ]] && rmdir "$dir"
+                [[ ! -d $dir ]] || die "$dir cannot be removed"
+        done < <(sed -n 's/^churn: left: \([^,]*\),.*/\1/p' /tmp/pgbench-churn.err)
+        if [[ -s /tmp/pgbench-churn.err ]]; then
+                journalctl -b --no-pager -o short-monotonic -n 30 _PID=1 | sed 's/^/bench: systemd: /'
+        fi
+}
+
 # churn_run systemd-only|policyd RATE SECONDS: the same churn without
 # policyd, to see what systemd alone manages under TCG, and with it.
 # systemd runs its jobs only when its bus is quiet (the run queue is an
@@ -312,7 +336,8 @@ churn_run() {
         c0=$(usage_usec system.slice/policyd.service)
         s0=$(usage_usec init.scope)
         out=$("$scopes" churn --slice=$slice --prefix=pgchurn-"$mode-$churn_rate" --rate="$churn_rate" --duration="$churn_sec" \
-                --lifetime-ms=1000 "${applied[@]}" --timeout=$((churn_sec * 10 + 120)))
+                --lifetime-ms=1000 --drain=60 "${applied[@]}" --timeout=$((churn_sec * 10 + 120)) 2>/tmp/pgbench-churn.err) ||
+                die "churn at $churn_rate/s ($mode): $(cat /tmp/pgbench-churn.err)"
         c1=$(usage_usec system.slice/policyd.service)
         s1=$(usage_usec init.scope)
         settled=$(settle)
@@ -321,6 +346,7 @@ churn_run() {
                 [[ $(policyd_pid) == "$pid" ]] || die "policyd restarted during churn"
                 rss=$(rss_fields)
         fi
+        churn_left
         out=$(echo "$out" | fields churn "")
         emit kind=churn mode="$mode" seconds="$churn_sec" "$out" policyd_cpu_ms=$(((c1 - c0) / 1000)) \
                 systemd_cpu_ms=$(((s1 - s0) / 1000)) policyd_cpu_after_ms=$(((c2 - c1) / 1000)) "$settled" "$rss"
