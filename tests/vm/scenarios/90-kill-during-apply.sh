@@ -179,9 +179,9 @@ echo "removing the group ($SECONDS s into the scenario)"
 policyctl reload
 soft "tags left" wait_long 150 "no unit tagged" all_are "$n" count_no_xattr user.policy.group "${dirs[@]}"
 soft "own MemorySwapMax not restored" \
-        wait_long 20 "own MemorySwapMax=200M back" all_are $half count_prop MemorySwapMax 209715200 "${own[@]}"
+        wait_long 60 "own MemorySwapMax=200M back" all_are $half count_prop MemorySwapMax 209715200 "${own[@]}"
 soft "plain MemorySwapMax not restored" \
-        wait_long 5 "plain MemorySwapMax=infinity back" all_are $half count_prop MemorySwapMax infinity "${plain[@]}"
+        wait_long 20 "plain MemorySwapMax=infinity back" all_are $half count_prop MemorySwapMax infinity "${plain[@]}"
 soft "memory.swap.max (own)" assert_eq "memory.swap.max 200M (own)" $half \
         "$(count_file memory.swap.max 209715200 "${own_dirs[@]}")"
 soft "memory.swap.max (plain)" assert_eq "memory.swap.max max (plain)" $half \
