@@ -325,6 +325,7 @@ void manager_reconnect_later(Manager *m) {
          * every unit again. */
         m->refreshes_in_flight = 0;
         m->subscribed = false;
+        m->systemd_reloading = false;
         m->reconnect_attempt = 0;
         if (m->once) {
                 m->exit_code = EXIT_FAILURE;

@@ -56,6 +56,7 @@ struct Manager {
         bool once;
         bool started;              /* READY=1 sent; later loads are reloads */
         bool subscribed;
+        bool systemd_reloading;    /* between systemd's Reloading true and false */
         unsigned pending_calls;    /* all calls in flight; --once exits at zero after start */
         unsigned refresh_generation; /* numbers every unit refresh */
         GQueue *refresh_queue;     /* keys of units waiting to be re-read */

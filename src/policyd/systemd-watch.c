@@ -441,14 +441,20 @@ static int on_unit_removed(sd_bus_message *msg, void *userdata, sd_bus_error *re
 
         if (sd_bus_message_read(msg, "so", &id, &path) < 0)
                 return 0;
-        /* daemon-reload sends UnitRemoved and UnitNew for every unit. A
-         * running unit is not gone: keep it, the refresh after Reloading
-         * re-reads it. (UnitNew is not followed at all: reading a unit that
-         * is not loaded loads it, and its unloading would come back to us
-         * as UnitRemoved, round and round.) */
+        /* daemon-reload sends UnitRemoved and UnitNew for every unit, between
+         * Reloading true and false: a running unit is not gone then, and the
+         * refresh after Reloading re-reads it. Otherwise a unit we last saw
+         * running was stopped and unloaded before our read of it came back:
+         * read it again (systemd loads it for the read, and a second
+         * UnitRemoved finds it stopped). UnitNew is not followed at all:
+         * reading a unit that is not loaded loads it, and its unloading
+         * would come back to us as UnitRemoved, round and round. */
         Subject *s = manager_find_subject(m, id);
-        if (s && s->active_state && subject_is_running(s))
+        if (s && s->active_state && subject_is_running(s)) {
+                if (!m->systemd_reloading)
+                        manager_refresh_unit(m, id, path);
                 return 0;
+        }
         manager_forget_unit(m, id);
         return 0;
 }
@@ -501,6 +507,7 @@ static int on_reloading(sd_bus_message *msg, void *userdata, sd_bus_error *ret_e
 
         if (sd_bus_message_read(msg, "b", &active) < 0)
                 return 0;
+        m->systemd_reloading = active;
         if (active)
                 return 0;
         log_info("systemd finished reloading, re-reading all units.");
@@ -560,6 +567,7 @@ static int on_systemd_owner_changed(sd_bus_message *msg, void *userdata, sd_bus_
         if (isempty(new_owner)) {
                 log_info("systemd left the bus (daemon-reexec?), waiting for it to come back.");
                 m->subscribed = false;
+                m->systemd_reloading = false;
                 return 0;
         }
         log_info("systemd is back on the bus, subscribing again.");

@@ -440,6 +440,19 @@ wait_for 10 xattr_is "$cg/moved.scope" user.policy.group many \
         && ok "after an ActiveState change (PropertiesChanged), policyd reads the unit again and applies its new cgroup" \
         || not_ok "after an ActiveState change (PropertiesChanged), policyd reads the unit again and applies its new cgroup" \
                 "$(cat "$tmp/fake.log")" "$(policyd_log)"
+# A unit stopped and unloaded before policyd's read of it came back: its
+# UnitRemoved arrives while policyd still thinks it runs. Outside a
+# daemon-reload, policyd reads it again and finds it gone.
+mkdir "$cg/quick.scope"
+out=$(control AddUnit s "quick.scope ControlGroup=$rel/quick.scope Slice=test.slice" 2>&1) \
+        || not_ok "the fake adds a unit" "$out"
+wait_for 10 knows_cgroup quick.scope || not_ok "policyd knows quick.scope" "$(policyd_log)"
+control RemoveUnit s quick.scope > /dev/null
+wait_for 10 knows_no_cgroup quick.scope \
+        && ok "a unit removed while policyd last saw it running is read again, and let go" \
+        || not_ok "a unit removed while policyd last saw it running is read again, and let go" \
+                "$("$policyctl" explain quick.scope 2>&1)" "$(policyd_log)"
+rmdir "$cg/quick.scope"
 g=$(calls GetAll new.scope)
 out=$(busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" call org.freedesktop.systemd1 /org/freedesktop/systemd1 \
         org.freedesktop.systemd1.Manager Reload 2>&1) || not_ok "the fake takes Reload" "$out"
