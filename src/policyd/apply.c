@@ -326,15 +326,41 @@ static bool may_need_systemd_call(Subject *s, const CgroupPlan *plan) {
         return false;
 }
 
+/* The properties a plan sets through systemd, and those recorded to undo. */
+static char **systemd_properties_involved(const Subject *s, const CgroupPlan *plan) {
+        g_autoptr(GStrvBuilder) b = g_strv_builder_new();
+        g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+
+        for (guint i = 0; i < plan->items->len; i++) {
+                const PlanItem *item = g_ptr_array_index(plan->items, i);
+                if (item->backend == BACKEND_SYSTEMD_PROPERTY && item->value &&
+                    g_hash_table_add(seen, (char *) item->target))
+                        g_strv_builder_add(b, item->target);
+        }
+        for (guint i = 0; i < s->property_records->len; i++) {
+                const PropertyRecord *rec = g_ptr_array_index(s->property_records, i);
+                if (g_hash_table_add(seen, rec->property))
+                        g_strv_builder_add(b, rec->property);
+        }
+        return g_strv_builder_end(b);
+}
+
 static void apply_systemd_properties(Subject *s, const CgroupPlan *plan) {
         Manager *m = s->manager;
         g_autoptr(GPtrArray) sets = property_changes_new(), restores = property_changes_new();
 
         /* Re-resolved from what policyd last read of the unit (a reload of
          * policyd): enough to see that nothing is to be done. What is to be
-         * done is decided on systemd's values of now: read the unit first. */
+         * done is decided on systemd's values of now, which it announces in
+         * no signal: read them first. Only those, unless a generator drop-in
+         * is involved (its logic reads the unit's files too). */
         if (s->properties_stale && may_need_systemd_call(s, plan)) {
-                manager_refresh_unit(m, s->unit, s->object_path);
+                if (has_generated_dropin(s))
+                        manager_refresh_unit(m, s->unit, s->object_path);
+                else {
+                        g_auto(GStrv) names = systemd_properties_involved(s, plan);
+                        manager_read_unit_values(m, s, names);
+                }
                 return;
         }
         sync_relied_properties(s, plan);

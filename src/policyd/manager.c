@@ -35,6 +35,24 @@ void manager_unit_snapshot(Manager *m, const char *unit, unsigned generation, Un
         subject_apply(s);
 }
 
+void manager_unit_values(Manager *m, const char *unit, unsigned generation, GHashTable *values) {
+        Subject *s = manager_find_subject(m, unit);
+        GHashTableIter i;
+        gpointer k, v;
+
+        if (!s || s->refresh_generation != generation)
+                return;
+        g_hash_table_iter_init(&i, values);
+        while (g_hash_table_iter_next(&i, &k, &v)) {
+                if (v)
+                        g_hash_table_replace(s->unit_properties, g_strdup(k), g_strdup(v));
+                else
+                        g_hash_table_remove(s->unit_properties, k);
+        }
+        s->properties_stale = false;
+        subject_apply(s);
+}
+
 void manager_unit_properties_set(Manager *m, const char *unit, GPtrArray *changes, bool undo,
                                  const sd_bus_error *error) {
         subject_properties_set(manager_find_subject(m, unit), unit, changes, undo, error);
@@ -56,7 +74,10 @@ static void pump_refreshes(Manager *m) {
                 /* Sent calls count in pending_calls before the one that
                  * ended is uncounted, so --once cannot exit in between. */
                 s->refresh_generation = ++m->refresh_generation;
-                if (systemd_refresh_unit(m, s->unit, s->object_path, s->refresh_generation) >= 0)
+                g_auto(GStrv) values = g_steal_pointer(&s->refresh_values);
+                int r = values ? systemd_read_unit_values(m, s->unit, s->object_path, s->refresh_generation, values)
+                               : systemd_refresh_unit(m, s->unit, s->object_path, s->refresh_generation);
+                if (r >= 0)
                         m->refreshes_in_flight++;
         }
 }
@@ -78,10 +99,33 @@ void manager_refresh_unit(Manager *m, const char *unit, const char *object_path)
                 g_free(s->object_path);
                 s->object_path = g_strdup(object_path);
         }
+        g_clear_pointer(&s->refresh_values, g_strfreev); /* the whole unit, then */
         if (!s->object_path || s->refresh_queued)
                 return;
         s->refresh_queued = true;
         g_queue_push_tail(m->refresh_queue, g_strdup(unit));
+        pump_refreshes(m);
+}
+
+void manager_read_unit_values(Manager *m, Subject *s, char *const *properties) {
+        if (!s->object_path || !properties || !properties[0])
+                return;
+        if (s->refresh_queued) {
+                /* A whole refresh queued covers these; a values read gets them added. */
+                if (!s->refresh_values)
+                        return;
+                g_autoptr(GStrvBuilder) b = g_strv_builder_new();
+                g_strv_builder_addv(b, (const char **) s->refresh_values);
+                for (char *const *p = properties; *p; p++)
+                        if (!g_strv_contains((const char *const *) s->refresh_values, *p))
+                                g_strv_builder_add(b, *p);
+                g_strfreev(s->refresh_values);
+                s->refresh_values = g_strv_builder_end(b);
+                return;
+        }
+        s->refresh_values = g_strdupv((char **) properties);
+        s->refresh_queued = true;
+        g_queue_push_tail(m->refresh_queue, g_strdup(s->unit));
         pump_refreshes(m);
 }
 

@@ -90,6 +90,12 @@ Subject *manager_find_subject(Manager *m, const char *key);
 /* The one way in for what systemd says of a unit: a snapshot from the
  * refresh numbered generation (older ones are dropped), then an apply. */
 void manager_unit_snapshot(Manager *m, const char *unit, unsigned generation, UnitSnapshot *snap);
+/* Values of some of a unit's properties (NULL value: unset), from a read
+ * of those alone; merged into what policyd knows of the unit, then applied. */
+void manager_unit_values(Manager *m, const char *unit, unsigned generation, GHashTable *values);
+/* Queues a read of only these properties of a known unit; a whole refresh
+ * queued or asked for later takes its place. */
+void manager_read_unit_values(Manager *m, Subject *s, char *const *properties);
 /* systemd answered SetUnitProperties for unit (error NULL: it took it). */
 void manager_unit_properties_set(Manager *m, const char *unit, GPtrArray *changes, bool undo,
                                  const sd_bus_error *error);

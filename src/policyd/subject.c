@@ -41,6 +41,7 @@ Subject *subject_free(Subject *s) {
         g_free(s->user);
         g_free(s->fragment);
         g_strfreev(s->dropins);
+        g_strfreev(s->refresh_values);
         g_free(s->active_state);
         g_strfreev(s->unit_groups);
         g_free(s->no_space_logged);

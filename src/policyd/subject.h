@@ -70,6 +70,7 @@ typedef struct Subject {
         bool needs_daemon_reload;    /* a group its unit file names changed since systemd last ran the generator */
         unsigned refresh_generation; /* drops replies of superseded refreshes */
         bool refresh_queued;
+        char **refresh_values;       /* queued read of these properties alone (NULL: the whole unit) */
 } Subject;
 
 /* Creates a subject in the manager's table, adopting what an earlier run

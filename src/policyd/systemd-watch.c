@@ -18,6 +18,7 @@ typedef struct CallContext {
         unsigned generation;
         bool ends_refresh; /* the last call of a unit refresh: frees a slot */
         struct UnitRead *read; /* unit refreshes only */
+        char *property;     /* a Get of a values read: the property asked for */
         GPtrArray *changes; /* SetUnitProperties only: PropertyChange* */
         bool undo;
 } CallContext;
@@ -38,6 +39,7 @@ static void call_context_free(CallContext *c) {
         if (!c)
                 return;
         g_free(c->key);
+        g_free(c->property);
         unit_read_unref(c->read);
         if (c->changes)
                 g_ptr_array_unref(c->changes);
@@ -325,6 +327,107 @@ int systemd_refresh_unit(Manager *m, const char *unit, const char *object_path, 
         unit_read_unref(read);
         if (r < 0) {
                 log_context(LOG_WARNING, r, unit, NULL, NULL, 0, "Failed to ask systemd for the unit: %m");
+                if (sent == 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* ---- values read: a Get per property ---- */
+
+static int get_async(Manager *m, const char *path, const char *interface, const char *property,
+                     sd_bus_message_handler_t handler, CallContext *c) {
+        g_autoptr(sd_bus_message) msg = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_call(m->bus, &msg, SYSTEMD_BUS_NAME, path, "org.freedesktop.DBus.Properties",
+                                           "Get");
+        if (r >= 0)
+                r = sd_bus_message_append(msg, "ss", interface, property);
+        if (r < 0) {
+                call_context_free(c);
+                return r;
+        }
+        return call_async(m, msg, handler, c);
+}
+
+static int on_unit_value(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        CallContext *c = userdata;
+        Manager *m = c->manager;
+        UnitRead *read = c->read;
+        Subject *s = manager_find_subject(m, c->key);
+        char *value = NULL;
+        int r;
+
+        read->replies_due--;
+        c->ends_refresh = read->replies_due == 0;
+        if (read->failed)
+                return 0;
+        if (!s || s->refresh_generation != c->generation) {
+                read->failed = true; /* superseded, or forgotten */
+                return 0;
+        }
+
+        if (sd_bus_message_is_method_error(reply, NULL)) {
+                const sd_bus_error *e = sd_bus_message_get_error(reply);
+                if (bus_error_is_vanished(e)) {
+                        read->failed = true;
+                        log_context(LOG_DEBUG, 0, s->unit, NULL, NULL, 0, "Unit vanished: %s", e->message);
+                        manager_forget_unit(m, s->unit);
+                        return 0;
+                }
+                if (!sd_bus_error_has_name(e, SD_BUS_ERROR_UNKNOWN_PROPERTY)) {
+                        read->failed = true;
+                        log_context(LOG_WARNING, 0, s->unit, NULL, NULL, 0, "Failed to read %s: %s", c->property,
+                                    e->message);
+                        return 0;
+                }
+                /* This systemd does not have it: unset, as a GetAll would say. */
+        } else {
+                r = read_variant_as_string(reply, &value);
+                if (r < 0) {
+                        read->failed = true;
+                        log_context(LOG_WARNING, r, s->unit, NULL, NULL, 0, "Failed to parse %s: %m", c->property);
+                        return 0;
+                }
+        }
+        /* NULL stands for unset. */
+        g_hash_table_replace(read->snap->properties, g_strdup(c->property), value);
+        if (read->replies_due > 0)
+                return 0;
+        manager_unit_values(m, c->key, c->generation, read->snap->properties);
+        return 0;
+}
+
+int systemd_read_unit_values(Manager *m, const char *unit, const char *object_path, unsigned generation,
+                             char *const *properties) {
+        const char *interface = unit_type_interface(unit);
+        UnitRead *read;
+        int r = 0;
+
+        if (!m->bus)
+                return -ENOTCONN;
+        if (!interface || !properties || !properties[0])
+                return -EINVAL;
+
+        read = g_new0(UnitRead, 1);
+        read->n_refs = 1;
+        read->snap = unit_snapshot_new();
+        for (char *const *p = properties; *p; p++) {
+                CallContext *c = call_context_new(m, unit, generation);
+                c->read = unit_read_ref(read);
+                c->property = g_strdup(*p);
+                r = get_async(m, object_path, interface, *p, on_unit_value, c);
+                if (r < 0) {
+                        read->failed = true;
+                        break;
+                }
+                read->replies_due++;
+        }
+        unsigned sent = read->replies_due;
+        unit_read_unref(read);
+        if (r < 0) {
+                log_context(LOG_WARNING, r, unit, NULL, NULL, 0, "Failed to ask systemd for the unit's values: %m");
                 if (sent == 0)
                         return r;
         }

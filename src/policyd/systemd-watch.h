@@ -26,6 +26,12 @@ int systemd_watch_start(Manager *m);
  * UnitSnapshot, and hands it to manager_unit_snapshot(). */
 int systemd_refresh_unit(Manager *m, const char *unit, const char *object_path, unsigned generation);
 
+/* Reads only the named properties of the unit type's interface, a Get
+ * each, all in flight at once, and hands them to manager_unit_values().
+ * Get, unlike GetAll, does not make systemd read the cgroup's counters. */
+int systemd_read_unit_values(Manager *m, const char *unit, const char *object_path, unsigned generation,
+                             char *const *properties);
+
 /* One SetUnitProperties(runtime=true) call for all of changes; the reply
  * goes to manager_unit_properties_set(). The caller records a set ahead. */
 int systemd_set_unit_properties(Manager *m, const char *unit, GPtrArray *changes, bool undo);
