@@ -60,8 +60,8 @@ void manager_unit_properties_set(Manager *m, const char *unit, GPtrArray *change
 
 /* dbus-daemon allows 128 pending replies per connection by default: a
  * refresh of every unit at once would overrun it on a busy machine. Each
- * refresh has two calls in flight. */
-#define REFRESHES_IN_FLIGHT_MAX 16
+ * refresh has up to nine calls in flight (systemd_refresh_unit()). */
+#define REFRESHES_IN_FLIGHT_MAX 8
 
 static void pump_refreshes(Manager *m) {
         /* Without a bus the queue waits for the reconnect. */

@@ -100,6 +100,22 @@ static int get_all_async(Manager *m, const char *path, const char *interface, sd
         return call_async(m, msg, handler, c);
 }
 
+static int get_async(Manager *m, const char *path, const char *interface, const char *property,
+                     sd_bus_message_handler_t handler, CallContext *c) {
+        g_autoptr(sd_bus_message) msg = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_call(m->bus, &msg, SYSTEMD_BUS_NAME, path, "org.freedesktop.DBus.Properties",
+                                           "Get");
+        if (r >= 0)
+                r = sd_bus_message_append(msg, "ss", interface, property);
+        if (r < 0) {
+                call_context_free(c);
+                return r;
+        }
+        return call_async(m, msg, handler, c);
+}
+
 bool bus_error_is_vanished(const sd_bus_error *e) {
         return sd_bus_error_has_name(e, "org.freedesktop.systemd1.NoSuchUnit") ||
                sd_bus_error_has_name(e, "org.freedesktop.DBus.Error.UnknownObject") ||
@@ -254,17 +270,12 @@ static void snapshot_complete(UnitSnapshot *snap) {
 }
 
 static int on_unit_read(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
-        /* Of the Unit interface and the unit type's: what resolving and
-         * planning need, and nothing else of their hundreds. */
-        static const char *const wanted[] = {
-                "FragmentPath", "DropInPaths", "ActiveState", "Transient", "ControlGroup", "Slice", "User",
-                "Delegate", "MemorySwapMax", "MemoryZSwapMax", "MemoryZSwapWriteback", "AllowedMemoryNodes", NULL,
-        };
+        static const char *const unit_wanted[] = { "FragmentPath", "DropInPaths", "ActiveState", "Transient", NULL };
         CallContext *c = userdata;
         Manager *m = c->manager;
         UnitRead *read = c->read;
         Subject *s = manager_find_subject(m, c->key);
-        int r;
+        int r = 0;
 
         read->replies_due--;
         c->ends_refresh = read->replies_due == 0;
@@ -277,15 +288,25 @@ static int on_unit_read(sd_bus_message *reply, void *userdata, sd_bus_error *ret
 
         if (sd_bus_message_is_method_error(reply, NULL)) {
                 const sd_bus_error *e = sd_bus_message_get_error(reply);
-                read->failed = true;
-                if (bus_error_is_vanished(e)) {
+                if (c->property && sd_bus_error_has_name(e, SD_BUS_ERROR_UNKNOWN_PROPERTY)) {
+                        /* An older systemd without it: the property is unset. */
+                } else if (bus_error_is_vanished(e)) {
+                        read->failed = true;
                         log_context(LOG_DEBUG, 0, s->unit, NULL, NULL, 0, "Unit vanished: %s", e->message);
                         manager_forget_unit(m, s->unit);
-                } else
+                        return 0;
+                } else {
+                        read->failed = true;
                         log_context(LOG_WARNING, 0, s->unit, NULL, NULL, 0, "Failed to read unit: %s", e->message);
-                return 0;
-        }
-        r = read_properties(reply, wanted, read->snap->properties);
+                        return 0;
+                }
+        } else if (c->property) {
+                char *value = NULL;
+                r = read_variant_as_string(reply, &value);
+                if (r >= 0 && value)
+                        g_hash_table_replace(read->snap->properties, g_strdup(c->property), value);
+        } else
+                r = read_properties(reply, unit_wanted, read->snap->properties);
         if (r < 0) {
                 read->failed = true;
                 log_context(LOG_WARNING, r, s->unit, NULL, NULL, 0, "Failed to parse unit properties: %m");
@@ -299,25 +320,48 @@ static int on_unit_read(sd_bus_message *reply, void *userdata, sd_bus_error *ret
         return 0;
 }
 
+/* The properties of the unit type's interface that resolving and planning
+ * need, a Get each: a GetAll there would have systemd read the cgroup's
+ * counters (memory, CPU, IO, tasks) for dozens of properties nobody here
+ * wants. User only where the type has an execution context. */
+static const char *const type_wanted[] = {
+        "ControlGroup", "Slice", "Delegate", "MemorySwapMax", "MemoryZSwapMax", "MemoryZSwapWriteback",
+        "AllowedMemoryNodes", "User", NULL,
+};
+
+static bool type_has_user(const char *unit) {
+        const char *type = unit_name_type(unit);
+        return type && (streq(type, "service") || streq(type, "socket") || streq(type, "mount") ||
+                        streq(type, "swap"));
+}
+
 int systemd_refresh_unit(Manager *m, const char *unit, const char *object_path, unsigned generation) {
-        const char *interfaces[] = { SYSTEMD_UNIT_INTERFACE, unit_type_interface(unit) };
+        const char *interface = unit_type_interface(unit);
         UnitRead *read;
         int r = 0;
 
         if (!m->bus)
                 return -ENOTCONN;
-        if (!interfaces[1])
+        if (!interface)
                 return -EINVAL;
 
         read = g_new0(UnitRead, 1);
         read->n_refs = 1;
         read->snap = unit_snapshot_new();
-        for (size_t i = 0; i < ELEMENTSOF(interfaces); i++) {
+        /* The Unit interface has nothing costly to compute: one GetAll. */
+        for (ssize_t i = -1; i < 0 || type_wanted[i]; i++) {
+                if (i >= 0 && streq(type_wanted[i], "User") && !type_has_user(unit))
+                        continue;
                 CallContext *c = call_context_new(m, unit, generation);
                 c->read = unit_read_ref(read);
-                r = get_all_async(m, object_path, interfaces[i], on_unit_read, c);
+                if (i < 0)
+                        r = get_all_async(m, object_path, SYSTEMD_UNIT_INTERFACE, on_unit_read, c);
+                else {
+                        c->property = g_strdup(type_wanted[i]);
+                        r = get_async(m, object_path, interface, type_wanted[i], on_unit_read, c);
+                }
                 if (r < 0) {
-                        /* A reply already due ends the refresh, without applying. */
+                        /* Replies already due end the refresh, without applying. */
                         read->failed = true;
                         break;
                 }
@@ -334,22 +378,6 @@ int systemd_refresh_unit(Manager *m, const char *unit, const char *object_path, 
 }
 
 /* ---- values read: a Get per property ---- */
-
-static int get_async(Manager *m, const char *path, const char *interface, const char *property,
-                     sd_bus_message_handler_t handler, CallContext *c) {
-        g_autoptr(sd_bus_message) msg = NULL;
-        int r;
-
-        r = sd_bus_message_new_method_call(m->bus, &msg, SYSTEMD_BUS_NAME, path, "org.freedesktop.DBus.Properties",
-                                           "Get");
-        if (r >= 0)
-                r = sd_bus_message_append(msg, "ss", interface, property);
-        if (r < 0) {
-                call_context_free(c);
-                return r;
-        }
-        return call_async(m, msg, handler, c);
-}
 
 static int on_unit_value(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
         CallContext *c = userdata;
