@@ -574,18 +574,15 @@ static int on_unit_removed(sd_bus_message *msg, void *userdata, sd_bus_error *re
                 return 0;
         /* daemon-reload sends UnitRemoved and UnitNew for every unit, between
          * Reloading true and false: a running unit is not gone then, and the
-         * refresh after Reloading re-reads it. Otherwise a unit we last saw
-         * running was stopped and unloaded before our read of it came back:
-         * read it again (systemd loads it for the read, and a second
-         * UnitRemoved finds it stopped). UnitNew is not followed at all:
-         * reading a unit that is not loaded loads it, and its unloading
-         * would come back to us as UnitRemoved, round and round. */
+         * refresh after Reloading re-reads it. Otherwise the unit is gone
+         * even if our last read said it ran (the read came back before the
+         * stop): systemd never unloads a running unit. Reading it again
+         * instead would load it again, and its unloading would come back
+         * as another UnitRemoved, round and round; for that reason too
+         * UnitNew is not followed at all. */
         Subject *s = manager_find_subject(m, id);
-        if (s && s->active_state && subject_is_running(s)) {
-                if (!m->systemd_reloading)
-                        manager_refresh_unit(m, id, path);
+        if (s && m->systemd_reloading && subject_is_running(s))
                 return 0;
-        }
         manager_forget_unit(m, id);
         return 0;
 }
