@@ -103,8 +103,8 @@ static void sweep_cgroup_record(Manager *m, const char *name) {
         }
         if (r == 0) {
                 /* What it recorded went with the cgroup, as subject_forget_cgroup() knows. */
-                log_context(LOG_DEBUG, 0, who, NULL, NULL, 0, "cgroup %s is gone: %sremoving its record %s",
-                            rec->cgroup, m->dry_run ? "would be " : "", name);
+                log_context(LOG_DEBUG, 0, who, NULL, NULL, 0, "cgroup %s is gone: %s its record %s",
+                            rec->cgroup, m->dry_run ? "would remove" : "removing", name);
                 if (!m->dry_run) {
                         r = state_remove_record(m->state_dir, "cgroups", name);
                         if (r < 0) {
@@ -288,8 +288,8 @@ void sweep_unit_checked(Manager *m, const char *unit, const char *object_path, c
                 /* A transient unit that ended took its runtime properties
                  * with it; a unit whose file is gone takes none
                  * (SetUnitProperties wants a loaded unit): nothing to undo. */
-                log_context(LOG_DEBUG, 0, unit, NULL, NULL, 0, "Unit not found: %sremoving %s/properties/%s",
-                            m->dry_run ? "would be " : "", m->state_dir, name);
+                log_context(LOG_DEBUG, 0, unit, NULL, NULL, 0, "Unit not found: %s %s/properties/%s",
+                            m->dry_run ? "would remove" : "removing", m->state_dir, name);
                 r = m->dry_run ? 0 : state_remove_record(m->state_dir, "properties", name);
                 if (r < 0) {
                         log_warning_errno(r, "Failed to remove %s/properties/%s: %m", m->state_dir, name);
