@@ -426,6 +426,14 @@ void manager_name_acquired(Manager *m) {
 
 /* ---- lifecycle ---- */
 
+void manager_units_listed(Manager *m, bool complete) {
+        m->startup_listed = true;
+        /* A failed listing left running units without a subject: their
+         * records would look stale. A later listing (reconnect) may do. */
+        if (complete && !m->sweep.done)
+                m->sweep.due = true;
+}
+
 void manager_call_started(Manager *m) {
         m->pending_calls++;
 }
@@ -433,6 +441,8 @@ void manager_call_started(Manager *m) {
 void manager_call_finished(Manager *m) {
         if (m->pending_calls > 0)
                 m->pending_calls--;
+        /* Before --once looks: the sweep's calls count too. */
+        sweep_start_if_due(m);
         if (m->once && m->startup_listed && m->pending_calls == 0) {
                 log_info("Applied policy groups to %u units and cgroups; exiting (--once).",
                          g_hash_table_size(m->subjects));
@@ -523,6 +533,7 @@ Manager *manager_free(Manager *m) {
          * calls, which must not find the tables below already gone. */
         m->bus = sd_bus_flush_close_unref(m->bus);
         g_queue_free_full(m->refresh_queue, g_free);
+        sweep_state_done(&m->sweep);
         g_hash_table_unref(m->user_names);
         g_hash_table_unref(m->subjects);
         g_hash_table_unref(m->assignments);

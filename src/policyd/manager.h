@@ -14,6 +14,8 @@
  *   (src/shared)     resolve.c and cgroup-plan.c, pure
  *   apply.c          cgroup writes, SetUnitProperties, undo
  *   state-store.c    the records, written ahead of each change
+ *   sweep.c          once at start: records of units and cgroups gone
+ *                    while policyd was not running
  * bus-api.c marshals our D-Bus interface; assign.c keeps runtime
  * assignments. */
 
@@ -30,6 +32,7 @@
 #include "policy-load.h"
 #include "resolve.h"
 #include "subject.h"
+#include "sweep.h"
 
 #define POLICYD_STATE_DIR "/run/policyd"
 
@@ -62,6 +65,7 @@ struct Manager {
         GQueue *refresh_queue;     /* keys of units waiting to be re-read */
         unsigned refreshes_in_flight;
         bool startup_listed;
+        SweepState sweep;
         unsigned reconnect_attempt;
         sd_event_source *reconnect_timer;
         sd_event_source *rescan_timer;
@@ -106,6 +110,10 @@ void manager_update_rescan_timer(Manager *m);
 void manager_reconnect_later(Manager *m);
 /* Called once the bus name is ours: only then do we start changing things. */
 void manager_name_acquired(Manager *m);
+
+/* systemd's list of units came in (complete: read whole, not an error):
+ * every unit that runs has a subject now. */
+void manager_units_listed(Manager *m, bool complete);
 
 /* A unit refresh ended (replied, failed or superseded): start the next. */
 void manager_refresh_finished(Manager *m);

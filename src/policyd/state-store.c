@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -26,6 +27,28 @@ char *state_file_name(const char *key) {
         while (n > 0 && (escaped[n - 1] == '%' || (n > 1 && escaped[n - 2] == '%')))
                 n--;
         return g_strdup_printf("%.*s~%s", (int) n, escaped, hash);
+}
+
+static bool state_file_name_is_hashed(const char *name) {
+        size_t n = strlen(name);
+        if (n < 65 || name[n - 65] != '~')
+                return false;
+        for (const char *p = name + n - 64; *p; p++)
+                if (!g_ascii_isxdigit(*p) || g_ascii_isupper(*p))
+                        return false;
+        return true;
+}
+
+char *state_file_name_to_key(const char *name) {
+        /* Unescaped, a hashed name would pass for the name of another key. */
+        if (state_file_name_is_hashed(name))
+                return NULL;
+        g_autofree char *key = g_uri_unescape_string(name, NULL);
+        if (!key)
+                return NULL;
+        /* One no key makes (escaped otherwise). */
+        g_autofree char *again = state_file_name(key);
+        return streq(again, name) ? TAKE_PTR(key) : NULL;
 }
 
 static char *state_path(const char *dir, const char *sub, const char *key) {
@@ -109,8 +132,8 @@ int state_load_assignments(const char *dir, GHashTable *assignments, GHashTable 
         return 0;
 }
 
-int state_save_cgroup_record(const char *dir, const char *key, const CgroupRecord *record) {
-        g_autofree char *path = state_path(dir, "cgroups", key);
+int state_save_cgroup_record_file(const char *dir, const char *name, const CgroupRecord *record) {
+        g_autofree char *path = g_build_filename(dir, "cgroups", name, NULL);
         int r;
 
         if (!record || record->items->len == 0) {
@@ -125,8 +148,13 @@ int state_save_cgroup_record(const char *dir, const char *key, const CgroupRecor
         return write_file_atomic(path, text, 0600, WRITE_FILE_SYNC);
 }
 
-int state_load_cgroup_record(const char *dir, const char *key, CgroupRecord **ret) {
-        g_autofree char *path = state_path(dir, "cgroups", key);
+int state_save_cgroup_record(const char *dir, const char *key, const CgroupRecord *record) {
+        g_autofree char *name = state_file_name(key);
+        return state_save_cgroup_record_file(dir, name, record);
+}
+
+int state_load_cgroup_record_file(const char *dir, const char *name, CgroupRecord **ret) {
+        g_autofree char *path = g_build_filename(dir, "cgroups", name, NULL);
         g_autofree char *data = NULL;
         size_t size;
         int r;
@@ -134,10 +162,48 @@ int state_load_cgroup_record(const char *dir, const char *key, CgroupRecord **re
         r = read_full_file(path, &data, &size);
         if (r < 0)
                 return r;
-        r = cgroup_record_parse(data, ret);
-        if (r < 0)
-                log_warning_errno(r, "Failed to parse %s, forgetting what it recorded: %m", path);
+        return cgroup_record_parse(data, ret);
+}
+
+int state_load_cgroup_record(const char *dir, const char *key, CgroupRecord **ret) {
+        g_autofree char *name = state_file_name(key);
+        int r;
+
+        r = state_load_cgroup_record_file(dir, name, ret);
+        if (r == -EBADMSG)
+                log_warning_errno(r, "Failed to parse %s/cgroups/%s, forgetting what it recorded: %m", dir, name);
         return r;
+}
+
+int state_list_records(const char *dir, const char *sub, GPtrArray **ret) {
+        g_autofree char *path = g_build_filename(dir, sub, NULL);
+        g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+        DIR *d;
+        struct dirent *de;
+
+        d = opendir(path);
+        if (!d && errno != ENOENT)
+                return -errno;
+        while (d && (errno = 0, de = readdir(d))) {
+                struct stat st;
+                if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+                        g_ptr_array_add(names, g_strdup(de->d_name));
+        }
+        int r = d && errno != 0 ? -errno : 0;
+        if (d)
+                closedir(d);
+        if (r < 0)
+                return r;
+        g_ptr_array_sort(names, strcmp_ptr);
+        *ret = TAKE_PTR(names);
+        return 0;
+}
+
+int state_remove_record(const char *dir, const char *sub, const char *name) {
+        g_autofree char *path = g_build_filename(dir, sub, name, NULL);
+        if (unlink(path) < 0 && errno != ENOENT)
+                return -errno;
+        return 0;
 }
 
 void property_record_free(PropertyRecord *r) {

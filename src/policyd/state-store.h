@@ -36,3 +36,15 @@ void property_record_free(PropertyRecord *r);
 /* The file name for key: URI-escaped, and with a SHA-256 of the key in
  * place of the tail when that would exceed NAME_MAX. */
 char *state_file_name(const char *key);
+/* The key a file name stands for; NULL when the name holds a hash (the key
+ * is not in it) or is not one state_file_name() makes. */
+char *state_file_name_to_key(const char *name);
+
+/* For the records of subjects policyd no longer has, found by file name
+ * (sub: "cgroups" or "properties"): the names of the regular files in
+ * dir/sub, sorted (none when it does not exist); a record read, written
+ * (an empty one removes the file) or removed by name. Nothing is logged. */
+int state_list_records(const char *dir, const char *sub, GPtrArray **ret);
+int state_load_cgroup_record_file(const char *dir, const char *name, CgroupRecord **ret);
+int state_save_cgroup_record_file(const char *dir, const char *name, const CgroupRecord *record);
+int state_remove_record(const char *dir, const char *sub, const char *name);

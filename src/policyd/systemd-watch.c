@@ -6,6 +6,7 @@
 #include "bus-util.h"
 #include "log.h"
 #include "policy-values.h"
+#include "sweep.h"
 #include "systemd-watch.h"
 #include "util.h"
 
@@ -19,6 +20,7 @@ typedef struct CallContext {
         bool ends_refresh; /* the last call of a unit refresh: frees a slot */
         struct UnitRead *read; /* unit refreshes only */
         char *property;     /* a Get of a values read: the property asked for */
+        char *object_path;  /* a unit check's Get: the unit's object */
         GPtrArray *changes; /* SetUnitProperties only: PropertyChange* */
         bool undo;
 } CallContext;
@@ -40,6 +42,7 @@ static void call_context_free(CallContext *c) {
                 return;
         g_free(c->key);
         g_free(c->property);
+        g_free(c->object_path);
         unit_read_unref(c->read);
         if (c->changes)
                 g_ptr_array_unref(c->changes);
@@ -462,6 +465,69 @@ int systemd_read_unit_values(Manager *m, const char *unit, const char *object_pa
         return 0;
 }
 
+/* ---- does a unit exist (the startup sweep) ---- */
+
+static int on_unit_load_state(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        CallContext *c = userdata;
+        g_autofree char *load_state = NULL;
+        int r;
+
+        if (sd_bus_message_is_method_error(reply, NULL)) {
+                sweep_unit_checked(c->manager, c->key, NULL, NULL, sd_bus_message_get_error(reply));
+                return 0;
+        }
+        r = read_variant_as_string(reply, &load_state);
+        if (r < 0 || !load_state) {
+                _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+                sd_bus_error_set_errnof(&e, r < 0 ? -r : EBADMSG, "Failed to parse LoadState: %m");
+                sweep_unit_checked(c->manager, c->key, NULL, NULL, &e);
+                return 0;
+        }
+        sweep_unit_checked(c->manager, c->key, c->object_path, load_state, NULL);
+        return 0;
+}
+
+static int on_unit_loaded(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        CallContext *c = userdata;
+        Manager *m = c->manager;
+        const char *path;
+        int r;
+
+        if (sd_bus_message_is_method_error(reply, NULL)) {
+                sweep_unit_checked(m, c->key, NULL, NULL, sd_bus_message_get_error(reply));
+                return 0;
+        }
+        r = sd_bus_message_read(reply, "o", &path);
+        if (r >= 0 && !m->bus)
+                r = -ENOTCONN;
+        if (r >= 0) {
+                CallContext *next = call_context_new(m, c->key, 0);
+                next->object_path = g_strdup(path);
+                r = get_async(m, path, SYSTEMD_UNIT_INTERFACE, "LoadState", on_unit_load_state, next);
+        }
+        if (r < 0) {
+                _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+                sd_bus_error_set_errnof(&e, -r, "Failed to ask for LoadState: %m");
+                sweep_unit_checked(m, c->key, NULL, NULL, &e);
+        }
+        return 0;
+}
+
+int systemd_check_unit(Manager *m, const char *unit) {
+        g_autoptr(sd_bus_message) msg = NULL;
+        int r;
+
+        if (!m->bus)
+                return -ENOTCONN;
+        r = sd_bus_message_new_method_call(m->bus, &msg, SYSTEMD_BUS_NAME, SYSTEMD_BUS_PATH,
+                                           SYSTEMD_MANAGER_INTERFACE, "LoadUnit");
+        if (r >= 0)
+                r = sd_bus_message_append(msg, "s", unit);
+        if (r < 0)
+                return r;
+        return call_async(m, msg, on_unit_loaded, call_context_new(m, unit, 0));
+}
+
 /* ---- SetUnitProperties ---- */
 
 static int on_set_properties(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
@@ -651,7 +717,7 @@ static int on_list_units(sd_bus_message *reply, void *userdata, sd_bus_error *re
 
         if (sd_bus_message_is_method_error(reply, NULL)) {
                 log_warning("Failed to list units: %s", sd_bus_message_get_error(reply)->message);
-                m->startup_listed = true;
+                manager_units_listed(m, false);
                 return 0;
         }
 
@@ -664,11 +730,11 @@ static int on_list_units(sd_bus_message *reply, void *userdata, sd_bus_error *re
                         manager_refresh_unit(m, id, path);
         if (r < 0)
                 goto fail;
-        m->startup_listed = true;
+        manager_units_listed(m, true);
         return 0;
 fail:
         log_warning_errno(r, "Failed to parse the unit list: %m");
-        m->startup_listed = true;
+        manager_units_listed(m, false);
         return 0;
 }
 

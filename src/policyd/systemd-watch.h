@@ -36,5 +36,10 @@ int systemd_read_unit_values(Manager *m, const char *unit, const char *object_pa
  * goes to manager_unit_properties_set(). The caller records a set ahead. */
 int systemd_set_unit_properties(Manager *m, const char *unit, GPtrArray *changes, bool undo);
 
+/* Asks systemd whether a unit policyd holds property records of exists:
+ * LoadUnit (which loads it, for systemd to unload again later), then a Get
+ * of its LoadState. The answer goes to sweep_unit_checked(). */
+int systemd_check_unit(Manager *m, const char *unit);
+
 /* An error systemd answers for a unit that is gone (or never was). */
 bool bus_error_is_vanished(const sd_bus_error *e);

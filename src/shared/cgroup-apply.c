@@ -641,6 +641,18 @@ int cgroup_sync_knob_file(const char *cgroupfs_root, const char *cgroup, const c
         return cgroup_apply_plan(cgroupfs_root, cgroup, plan, NULL, flags, report);
 }
 
+int cgroup_exists(const char *cgroupfs_root, const char *cgroup) {
+        _cleanup_close_ int fd = -1;
+        int r;
+
+        if (!cgroupfs_root || cgroup_path_validate(cgroup) < 0)
+                return -EINVAL;
+        r = cgroup_open(cgroupfs_root, cgroup, &fd);
+        if (errno_is_vanished(r))
+                return 0;
+        return r < 0 ? r : 1;
+}
+
 int cgroup_read_value(const char *cgroupfs_root, const char *cgroup, Backend b, const char *target, char **ret) {
         _cleanup_close_ int fd = -1;
         bool present = false;

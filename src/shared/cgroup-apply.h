@@ -74,6 +74,10 @@ int cgroup_sync_knob_file(const char *cgroupfs_root, const char *cgroup, const c
  * -ENODATA for an absent xattr. */
 int cgroup_read_value(const char *cgroupfs_root, const char *cgroup, Backend b, const char *target, char **ret);
 
+/* Whether cgroup is there: 1, 0 when it is gone, or a negative errno (a
+ * symlink on the way: ELOOP, ENOTDIR), through the same walk as the writes. */
+int cgroup_exists(const char *cgroupfs_root, const char *cgroup);
+
 /* Called with the record after it learnt of a write and before the write
  * is made: it returns < 0 when it cannot keep the record (the write is then
  * not made, and the item fails with that error). */

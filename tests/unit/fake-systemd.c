@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A fake systemd for driving policyd from outside: it owns
  * org.freedesktop.systemd1 on the bus named by DBUS_SYSTEM_BUS_ADDRESS and
- * answers the calls policyd makes (Subscribe, ListUnits, Reload,
+ * answers the calls policyd makes (Subscribe, ListUnits, Reload, LoadUnit,
  * SetUnitProperties, and Properties.Get/GetAll on unit objects) from a small
  * unit description. Every call is logged, one line each, so that a test can
  * count them; replies can be delayed or held until the test releases them.
@@ -25,7 +25,11 @@
  *   AddUnit(s line)       add or replace a unit, then send UnitNew and JobRemoved
  *   RemoveUnit(s unit)    drop a unit, then send UnitRemoved
  *   SetProperty(s unit, s key, s value)   change a property, then send PropertiesChanged
- * Manager.Reload sends Reloading(true), replies, then Reloading(false). */
+ * Manager.Reload sends Reloading(true), replies, then Reloading(false).
+ * LoadUnit of a unit the fake does not have answers its path, as systemd
+ * does, whose LoadState reads "not-found" (every other property of it is
+ * NoSuchUnit); then it sends UnitNew and UnitRemoved, as systemd's garbage
+ * collection of the unit it loaded would. */
 
 #include <errno.h>
 #include <getopt.h>
@@ -301,6 +305,13 @@ static int reply_properties(sd_bus_message *call, bool all) {
         r = all ? sd_bus_message_read(call, "s", &interface) : sd_bus_message_read(call, "ss", &interface, &property);
         if (r < 0)
                 return sd_bus_reply_method_errorf(call, SD_BUS_ERROR_INVALID_ARGS, "Bad arguments");
+        if (!u && !all && strcmp(interface, UNIT_IFACE) == 0 && strcmp(property, "LoadState") == 0) {
+                /* What systemd loaded, and did not find. */
+                r = sd_bus_message_new_method_return(call, &reply);
+                if (r >= 0)
+                        r = sd_bus_message_append(reply, "v", "s", "not-found");
+                return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+        }
         if (!u)
                 return sd_bus_reply_method_errorf(call, "org.freedesktop.systemd1.NoSuchUnit", "No unit at %s",
                                                   sd_bus_message_get_path(call));
@@ -361,12 +372,30 @@ static int emit_manager_signal(const char *member, const char *types, ...) {
         return r < 0 ? r : sd_bus_send(NULL, m, NULL);
 }
 
+static int reply_load_unit(sd_bus_message *call) {
+        const char *name = NULL;
+        int r;
+
+        if (sd_bus_message_rewind(call, true) < 0 || sd_bus_message_read(call, "s", &name) < 0)
+                return sd_bus_reply_method_errorf(call, SD_BUS_ERROR_INVALID_ARGS, "Bad arguments");
+        g_autofree char *path = unit_path(name);
+        r = sd_bus_reply_method_return(call, "o", path);
+        if (r >= 0 && !g_hash_table_contains(fake.units, name)) {
+                r = emit_manager_signal("UnitNew", "so", name, path);
+                if (r >= 0)
+                        r = emit_manager_signal("UnitRemoved", "so", name, path);
+        }
+        return r;
+}
+
 static int send_reply(sd_bus_message *call) {
         const char *member = sd_bus_message_get_member(call);
         int r;
 
         if (strcmp(member, "ListUnits") == 0)
                 r = reply_list_units(call);
+        else if (strcmp(member, "LoadUnit") == 0)
+                r = reply_load_unit(call);
         else if (strcmp(member, "GetAll") == 0 || strcmp(member, "Get") == 0)
                 r = reply_properties(call, strcmp(member, "GetAll") == 0);
         else if (strcmp(member, "SetUnitProperties") == 0)
@@ -560,6 +589,13 @@ static int on_manager_object(sd_bus_message *call, void *userdata, sd_bus_error 
 
         if (strcmp(member, "SetUnitProperties") == 0)
                 return on_set_unit_properties(call); /* logs with its arguments */
+        if (strcmp(member, "LoadUnit") == 0) {
+                const char *name = NULL;
+                if (sd_bus_message_read(call, "s", &name) < 0)
+                        return sd_bus_reply_method_errorf(call, SD_BUS_ERROR_INVALID_ARGS, "Bad arguments");
+                log_line("LoadUnit %s", name);
+                return reply_later(call);
+        }
         log_call(call, "-");
         if (strcmp(member, "Reload") == 0) {
                 int r = emit_manager_signal("Reloading", "b", 1);

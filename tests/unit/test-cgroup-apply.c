@@ -396,6 +396,18 @@ static void test_apply_does_not_follow_symlinks(Tree *t, gconstpointer data) {
         g_assert_cmpuint(rec->items->len, ==, 0);
 }
 
+static void test_exists_walks_without_symlinks(Tree *t, gconstpointer data) {
+        g_autofree char *outside = g_build_filename(t->root, "outside", NULL);
+        g_autofree char *link = g_build_filename(t->cgroupfs, "system.slice/evil", NULL);
+
+        g_assert_cmpint(g_mkdir_with_parents(outside, 0755), ==, 0);
+        g_assert_cmpint(symlink(outside, link), ==, 0);
+        g_assert_cmpint(cgroup_exists(t->cgroupfs, UNIT), ==, 1);
+        g_assert_cmpint(cgroup_exists(t->cgroupfs, "/system.slice/gone.service"), ==, 0);
+        g_assert_cmpint(cgroup_exists(t->cgroupfs, "/system.slice/evil"), <, 0);
+        g_assert_cmpint(cgroup_exists(t->cgroupfs, "/system.slice/../system.slice"), ==, -EINVAL);
+}
+
 /* ---- plans ---- */
 
 static void test_plan_group_tag_and_attributes(void) {
@@ -1482,6 +1494,7 @@ int main(int argc, char **argv) {
         ADD_TREE("path/apply-rejects-dotdot", test_apply_rejects_dotdot);
         ADD_TREE("sync-knob-file-writes-only-a-difference", test_sync_knob_file_writes_only_a_difference);
         ADD_TREE("path/apply-does-not-follow-symlinks", test_apply_does_not_follow_symlinks);
+        ADD_TREE("path/exists-walks-without-symlinks", test_exists_walks_without_symlinks);
 
         g_test_add_func("/cgroup-apply/plan/group-tag-and-attributes", test_plan_group_tag_and_attributes);
         g_test_add_func("/cgroup-apply/plan/no-membership-removes-tag", test_plan_no_membership_removes_tag);

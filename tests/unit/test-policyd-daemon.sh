@@ -10,6 +10,8 @@
 #     needs changes (issue 8, 3).
 #   - it follows JobRemoved, PropertiesChanged and Reloading, and runs no
 #     daemon-reload of its own when a unit-file group changes (issue 8, 1.3).
+#   - once started, it sweeps the records of units and cgroups that went
+#     while it was not running (issue 8, 1.5).
 # Prints TAP lines; exits 0, 1 on a failure, or 77 when this machine cannot
 # run it (the reason is printed).
 #
@@ -148,10 +150,13 @@ control() { # METHOD [SIGNATURE ARGS…]: a control call to fake-systemd
                 org.policygroups.test.FakeSystemd "$@"
 }
 
-# Starts policyd with a fresh state directory, and waits for its bus name.
+# Starts policyd with a fresh state directory (or, with "keep", the one
+# there is), and waits for its bus name.
 start_policyd() {
-        rm -rf "$tmp/state"
-        mkdir -m 0755 "$tmp/state"
+        if [ "${1:-}" != keep ]; then
+                rm -rf "$tmp/state"
+                mkdir -m 0755 "$tmp/state"
+        fi
         : > "$tmp/policyd.log"
         POLICYD_STATE_DIRECTORY=$tmp/state "${wrapper[@]}" "$policyd" --log-level=debug >> "$tmp/policyd.log" 2>&1 &
         daemon_pid=$!
@@ -518,7 +523,93 @@ fi
 check_stop "policyd exits 0" 5
 stop_fake
 
-# === 6. The bus itself going away under calls in flight (last: it ends this bus)
+# === 6. The startup sweep of records left by units and cgroups gone meanwhile (issue 8, 1.5)
+
+# Records as an earlier policyd left them: one of a cgroup that is gone, one
+# of a cgroup still there that nothing applies to, one a runtime assignment
+# names, one that cannot be parsed; property records of a transient unit that
+# is gone and of a stopped unit systemd still has.
+rm -rf "$tmp/state"
+mkdir -m 0755 "$tmp/state" "$tmp/state/cgroups" "$tmp/state/properties"
+record() { printf '%b' "$2" > "$tmp/state/$1"; } # file below the state directory, text
+record cgroups/sw-gone.scope "cgroup\t$rel/sw-gone.scope\nxattr\tuser.test.swept\t0\t\tyes\n"
+mkdir "$cg/sw-left.scope"
+setfattr -n user.test.swept -v policyd "$cg/sw-left.scope"
+setfattr -n user.test.added -v 1 "$cg/sw-left.scope"
+record cgroups/sw-left.scope "cgroup\t$rel/sw-left.scope\nxattr\tuser.test.swept\t1\tbefore\tpolicyd\nxattr\tuser.test.added\t0\t\t1\n"
+mkdir "$cg/sw-assigned.service"
+setfattr -n user.test.swept -v policyd "$cg/sw-assigned.service"
+record cgroups/sw-assigned.service "cgroup\t$rel/sw-assigned.service\nxattr\tuser.test.swept\t1\tbefore\tpolicyd\n"
+record assignments "+\tsw-assigned.service\tswg\n"
+record cgroups/sw-corrupt.scope "not a record\n"
+record properties/sw-gone-tr.scope "MemorySwapMax\t\t1073741824\n"
+record properties/sw-stopped.service "MemorySwapMax\t2147483648\t1073741824\n"
+echo "sw-stopped.service ControlGroup= Slice=system.slice ActiveState=inactive MemorySwapMax=1073741824" > "$tmp/units"
+rm -f /run/policy.d/*
+put /run/policy.d/swg.policy '[Attributes]\nXAttr=user.test.swg=1\n'
+start_fake
+start_policyd keep || not_ok "policyd starts" "$(policyd_log)"
+has_record() { [ -e "$tmp/state/$1" ]; }
+swept() { grep -q "Swept .* records of units and cgroups gone" "$tmp/policyd.log"; }
+wait_for 10 swept || not_ok "policyd logs a summary of its sweep" "$(policyd_log)"
+has_record cgroups/sw-gone.scope \
+        && not_ok "the record of a cgroup that is gone is removed" "$(ls "$tmp/state/cgroups")" "$(policyd_log)" \
+        || ok "the record of a cgroup that is gone is removed"
+v=$(xattr "$cg/sw-left.scope" user.test.swept) w=$(xattr "$cg/sw-left.scope" user.test.added)
+if [ "$v $w" = "before (none)" ] && ! has_record cgroups/sw-left.scope; then
+        ok "the record of a cgroup nothing has now is undone (value restored, added xattr removed), and removed"
+else
+        not_ok "the record of a cgroup nothing has now is undone (value restored, added xattr removed), and removed" \
+                "user.test.swept=$v user.test.added=$w" "$(ls "$tmp/state/cgroups")" "$(policyd_log)"
+fi
+v=$(xattr "$cg/sw-assigned.service" user.test.swept)
+if [ "$v" = policyd ] && has_record cgroups/sw-assigned.service; then
+        ok "the record of a cgroup a runtime assignment names is kept, and not undone"
+else
+        not_ok "the record of a cgroup a runtime assignment names is kept, and not undone" "user.test.swept=$v" \
+                "$(ls "$tmp/state/cgroups")"
+fi
+if has_record cgroups/sw-corrupt.scope && grep -q "sw-corrupt.scope, leaving it in place" "$tmp/policyd.log"; then
+        ok "a record that cannot be parsed is left in place, with a warning naming it"
+else
+        not_ok "a record that cannot be parsed is left in place, with a warning naming it" "$(policyd_log)"
+fi
+has_record properties/sw-gone-tr.scope \
+        && not_ok "the property record of a transient unit systemd no longer has is removed" \
+                "$(ls "$tmp/state/properties")" "$(grep sw-gone-tr "$tmp/fake.log")" "$(policyd_log)" \
+        || ok "the property record of a transient unit systemd no longer has is removed"
+# The stopped unit is read as any unit, and its record waits for its start.
+if has_record properties/sw-stopped.service && wait_for 10 grep -q "^GetAll sw-stopped.service" "$tmp/fake.log"; then
+        ok "the property record of a stopped unit is kept, and the unit read"
+else
+        not_ok "the property record of a stopped unit is kept, and the unit read" "$(ls "$tmp/state/properties")" \
+                "$(cat "$tmp/fake.log")"
+fi
+grep -q "Swept 3 records .*: 1 of vanished cgroups, 1 undone on cgroups nothing has now, 1 of units systemd no longer has; 1 units read again for their records, 2 records left in place" \
+        "$tmp/policyd.log" && ok "the sweep is summed up in one line, with its counts" \
+        || not_ok "the sweep is summed up in one line, with its counts" "$(grep Swept "$tmp/policyd.log")"
+# The fake, as systemd, unloads the gone unit it loaded for the check: the
+# UnitRemoved that follows must not start another check.
+sleep 0.5
+k=$(grep -c "^LoadUnit sw-gone-tr.scope$" "$tmp/fake.log")
+[ "$k" = 1 ] && ok "one check of the gone unit, whose unload (UnitRemoved) starts no other" \
+        || not_ok "one check of the gone unit, whose unload (UnitRemoved) starts no other" "$k LoadUnit calls"
+# Started later, the unit is applied: no group wants its MemorySwapMax, and
+# the value policyd set goes back to the one recorded before it.
+mkdir "$cg/sw-stopped.service"
+control AddUnit s "sw-stopped.service ControlGroup=$rel/sw-stopped.service Slice=system.slice MemorySwapMax=1073741824" > /dev/null
+if wait_for 10 grep -q "^SetUnitProperties sw-stopped.service runtime=yes MemorySwapMax=2147483648$" "$tmp/fake.log" \
+        && wait_for 10 not has_record properties/sw-stopped.service; then
+        ok "when the stopped unit starts, what its record holds is undone, and the record goes"
+else
+        not_ok "when the stopped unit starts, what its record holds is undone, and the record goes" \
+                "$(grep sw-stopped "$tmp/fake.log")" "$(ls "$tmp/state/properties")"
+fi
+check_stop "policyd exits 0" 5
+stop_fake
+rmdir "$cg/sw-stopped.service"
+
+# === 7. The bus itself going away under calls in flight (last: it ends this bus)
 
 many_units
 rm -f /run/policy.d/*

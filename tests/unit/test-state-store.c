@@ -2,6 +2,7 @@
 /* What policyd keeps under /run/policyd: file names within NAME_MAX for any
  * key, and records that survive a save and a load unchanged. */
 
+#include <errno.h>
 #include <limits.h>
 
 #include <glib.h>
@@ -80,9 +81,71 @@ static void test_records_round_trip_for_long_keys(void) {
         g_assert_cmpint(g_rmdir(dir), ==, 0);
 }
 
+/* The startup sweep finds records by file name: the key comes back from
+ * the name unless the name holds a hash. */
+static void test_file_names_back_to_keys(void) {
+        g_autoptr(GString) deep = g_string_new(NULL);
+        for (int i = 0; i < 60; i++)
+                g_string_append_printf(deep, "/user-%d.slice", i);
+
+        const char *keys[] = { "foo.service", "/a b/c%d", "sp-tr.scope", "/system.slice/x~y.scope" };
+        for (size_t i = 0; i < G_N_ELEMENTS(keys); i++) {
+                g_autofree char *name = state_file_name(keys[i]);
+                g_autofree char *key = state_file_name_to_key(name);
+                g_assert_cmpstr(key, ==, keys[i]);
+        }
+        g_autofree char *hashed = state_file_name(deep->str);
+        g_assert_null(state_file_name_to_key(hashed));
+        /* Not a name state_file_name() makes: "/" would have been escaped. */
+        g_assert_null(state_file_name_to_key("%2Fa/b"));
+        g_assert_null(state_file_name_to_key("a%2"));
+}
+
+static void test_records_listed_and_removed_by_name(void) {
+        g_autofree char *dir = g_dir_make_tmp("policyd-state-XXXXXX", NULL);
+        g_autoptr(GPtrArray) names = NULL;
+
+        /* No directory yet: nothing, and no error. */
+        g_assert_cmpint(state_list_records(dir, "cgroups", &names), ==, 0);
+        g_assert_cmpuint(names->len, ==, 0);
+        g_clear_pointer(&names, g_ptr_array_unref);
+
+        g_autoptr(CgroupRecord) rec = cgroup_record_new("/a.slice/b.scope");
+        AppliedItem *it = g_new0(AppliedItem, 1);
+        it->backend = BACKEND_XATTR;
+        it->target = g_strdup("user.policy.group");
+        it->written = g_strdup("g");
+        g_ptr_array_add(rec->items, it);
+        g_assert_cmpint(state_save_cgroup_record(dir, "b.scope", rec), ==, 0);
+        g_assert_cmpint(state_save_cgroup_record(dir, "/a.slice/b.scope", rec), ==, 0);
+        g_autofree char *sub = g_build_filename(dir, "cgroups", NULL);
+        g_autofree char *subdir = g_build_filename(sub, "not-a-record", NULL);
+        g_assert_cmpint(g_mkdir(subdir, 0700), ==, 0);
+
+        g_assert_cmpint(state_list_records(dir, "cgroups", &names), ==, 0);
+        g_assert_cmpuint(names->len, ==, 2);
+        g_assert_cmpstr(g_ptr_array_index(names, 0), ==, "%2Fa.slice%2Fb.scope");
+        g_assert_cmpstr(g_ptr_array_index(names, 1), ==, "b.scope");
+
+        g_autoptr(CgroupRecord) back = NULL;
+        g_assert_cmpint(state_load_cgroup_record_file(dir, "b.scope", &back), ==, 0);
+        g_assert_cmpstr(back->cgroup, ==, "/a.slice/b.scope");
+        g_assert_cmpint(state_load_cgroup_record_file(dir, "missing", &back), ==, -ENOENT);
+
+        g_assert_cmpint(state_remove_record(dir, "cgroups", "b.scope"), ==, 0);
+        g_assert_cmpint(state_remove_record(dir, "cgroups", "b.scope"), ==, 0);
+        g_ptr_array_set_size(back->items, 0);
+        g_assert_cmpint(state_save_cgroup_record_file(dir, "%2Fa.slice%2Fb.scope", back), ==, 0);
+        g_assert_cmpint(g_rmdir(subdir), ==, 0);
+        g_assert_cmpint(g_rmdir(sub), ==, 0);
+        g_assert_cmpint(g_rmdir(dir), ==, 0);
+}
+
 int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/state-store/file-names-fit-name-max", test_file_names_fit_name_max);
         g_test_add_func("/state-store/records-round-trip-for-long-keys", test_records_round_trip_for_long_keys);
+        g_test_add_func("/state-store/file-names-back-to-keys", test_file_names_back_to_keys);
+        g_test_add_func("/state-store/records-listed-and-removed-by-name", test_records_listed_and_removed_by_name);
         return g_test_run();
 }
