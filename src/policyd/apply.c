@@ -13,8 +13,7 @@
 #include "unit-lookup.h"
 #include "util.h"
 
-static void log_action(Subject *s, const Action *a) {
-        const char *who = subject_name(s);
+void apply_log_action(const char *who, const Action *a) {
         switch (a->result) {
         case ACTION_WROTE:
                 log_context(LOG_NOTICE, 0, who, NULL, NULL, 0, "Set %s=%s (was %s)", a->target,
@@ -119,7 +118,7 @@ static void sync_kernel_file(Subject *s, const char *property, const char *value
                                     "systemd holds %s=%s but did not write it (daemon-reload): set %s=%s (was %s)",
                                     property, value, file, strempty(a->new_value), strempty(a->old_value));
                 else
-                        log_action(s, a);
+                        apply_log_action(subject_name(s), a);
         }
         if (r < 0 && !errno_is_vanished(r))
                 log_context(LOG_DEBUG, r, s->unit, NULL, NULL, 0, "Failed to bring %s in line with %s: %m", file,
@@ -526,7 +525,7 @@ void subject_apply(Subject *s) {
         k = cgroup_apply_plan_with_hooks(m->cgroup_root, s->cgroup, plan, s->record, m->dry_run ? APPLY_DRY_RUN : 0,
                                          &hooks, report);
         for (guint i = 0; i < report->actions->len; i++)
-                log_action(s, g_ptr_array_index(report->actions, i));
+                apply_log_action(who, g_ptr_array_index(report->actions, i));
         log_no_space(s, report);
         if (errno_is_vanished(k)) {
                 log_context(LOG_DEBUG, k, who, NULL, NULL, 0, "cgroup %s vanished", s->cgroup);

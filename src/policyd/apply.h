@@ -14,3 +14,7 @@ void subject_apply(Subject *s);
 /* systemd answered a SetUnitProperties call (error NULL: it took it): log
  * it, and settle the records. s is NULL when the subject went away. */
 void subject_properties_set(Subject *s, const char *unit, GPtrArray *changes, bool undo, const sd_bus_error *error);
+
+/* The journal line for one write or undo of a plan (who: the unit or
+ * cgroup, named in the text and in UNIT=). */
+void apply_log_action(const char *who, const Action *a);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 
+#include "apply.h"
 #include "log.h"
 #include "manager.h"
 #include "state-store.h"
@@ -44,29 +45,6 @@ static const Subject *subject_of_cgroup(Manager *m, const char *cgroup) {
                         return s;
         }
         return NULL;
-}
-
-static void log_undo_action(const char *who, const Action *a) {
-        switch (a->result) {
-        case ACTION_RESTORED:
-        case ACTION_REMOVED:
-                log_context(LOG_NOTICE, 0, who, NULL, NULL, 0, "Undid %s: %s", a->target,
-                            a->result == ACTION_REMOVED ? "removed" : strempty(a->new_value));
-                break;
-        case ACTION_WOULD_WRITE:
-                log_context(LOG_NOTICE, 0, who, NULL, NULL, 0, "Would restore %s=%s", a->target,
-                            a->new_value ? a->new_value : "(remove)");
-                break;
-        case ACTION_LEFT_FOREIGN:
-                log_context(LOG_INFO, 0, who, NULL, NULL, 0, "Left %s=%s alone: someone else changed it", a->target,
-                            strempty(a->old_value));
-                break;
-        case ACTION_FAILED:
-                log_context(LOG_WARNING, a->error, who, NULL, NULL, 0, "Failed to restore %s: %m", a->target);
-                break;
-        default:
-                break;
-        }
 }
 
 static bool report_has_vanished(const ApplyReport *report) {
@@ -147,7 +125,7 @@ static void sweep_cgroup_record(Manager *m, const char *name) {
                     rec->cgroup, name);
         r = cgroup_undo(m->cgroup_root, rec->cgroup, rec, m->dry_run ? APPLY_DRY_RUN : 0, report);
         for (guint i = 0; i < report->actions->len; i++)
-                log_undo_action(who, g_ptr_array_index(report->actions, i));
+                apply_log_action(who, g_ptr_array_index(report->actions, i));
         if (m->dry_run) {
                 st->cgroups_undone++;
                 return;

@@ -238,6 +238,7 @@ typedef struct UnitRead {
         unsigned n_refs;
         unsigned replies_due;
         bool failed;
+        bool values_only;  /* a values read: to manager_unit_values(), NULL for unset */
         UnitSnapshot *snap;
 } UnitRead;
 
@@ -272,6 +273,8 @@ static void snapshot_complete(UnitSnapshot *snap) {
         snap->user = g_strdup(g_hash_table_lookup(snap->properties, "User"));
 }
 
+/* A reply to one call of a read: a GetAll of the Unit interface, or a Get
+ * of one property (c->property) of the unit type's. */
 static int on_unit_read(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
         static const char *const unit_wanted[] = { "FragmentPath", "DropInPaths", "ActiveState", "Transient", NULL };
         CallContext *c = userdata;
@@ -292,7 +295,9 @@ static int on_unit_read(sd_bus_message *reply, void *userdata, sd_bus_error *ret
         if (sd_bus_message_is_method_error(reply, NULL)) {
                 const sd_bus_error *e = sd_bus_message_get_error(reply);
                 if (c->property && sd_bus_error_has_name(e, SD_BUS_ERROR_UNKNOWN_PROPERTY)) {
-                        /* An older systemd without it: the property is unset. */
+                        /* Not on this unit type or systemd: unset, as GetAll would say. */
+                        if (read->values_only)
+                                g_hash_table_replace(read->snap->properties, g_strdup(c->property), NULL);
                 } else if (bus_error_is_vanished(e)) {
                         read->failed = true;
                         log_context(LOG_DEBUG, 0, s->unit, NULL, NULL, 0, "Unit vanished: %s", e->message);
@@ -300,13 +305,14 @@ static int on_unit_read(sd_bus_message *reply, void *userdata, sd_bus_error *ret
                         return 0;
                 } else {
                         read->failed = true;
-                        log_context(LOG_WARNING, 0, s->unit, NULL, NULL, 0, "Failed to read unit: %s", e->message);
+                        log_context(LOG_WARNING, 0, s->unit, NULL, NULL, 0, "Failed to read unit%s%s: %s",
+                                    c->property ? " property " : "", strempty(c->property), e->message);
                         return 0;
                 }
         } else if (c->property) {
                 char *value = NULL;
                 r = read_variant_as_string(reply, &value);
-                if (r >= 0 && value)
+                if (r >= 0 && (value || read->values_only))
                         g_hash_table_replace(read->snap->properties, g_strdup(c->property), value);
         } else
                 r = read_properties(reply, unit_wanted, read->snap->properties);
@@ -318,8 +324,12 @@ static int on_unit_read(sd_bus_message *reply, void *userdata, sd_bus_error *ret
         if (read->replies_due > 0)
                 return 0;
 
-        snapshot_complete(read->snap);
-        manager_unit_snapshot(m, c->key, c->generation, read->snap);
+        if (read->values_only)
+                manager_unit_values(m, c->key, c->generation, read->snap->properties);
+        else {
+                snapshot_complete(read->snap);
+                manager_unit_snapshot(m, c->key, c->generation, read->snap);
+        }
         return 0;
 }
 
@@ -338,7 +348,12 @@ static bool type_has_user(const char *unit) {
                         streq(type, "swap"));
 }
 
-int systemd_refresh_unit(Manager *m, const char *unit, const char *object_path, unsigned generation) {
+/* Sends the calls of one read at once: a GetAll of the Unit interface
+ * (whole_unit), and a Get of each of properties on the unit type's. The
+ * last reply hands the result on. Fails only when no call went out; else
+ * the replies already due end the read, without applying. */
+static int send_unit_read(Manager *m, const char *unit, const char *object_path, unsigned generation,
+                          bool whole_unit, const char *const *properties) {
         const char *interface = unit_type_interface(unit);
         UnitRead *read;
         int r = 0;
@@ -350,25 +365,21 @@ int systemd_refresh_unit(Manager *m, const char *unit, const char *object_path, 
 
         read = g_new0(UnitRead, 1);
         read->n_refs = 1;
+        read->values_only = !whole_unit;
         read->snap = unit_snapshot_new();
-        /* The Unit interface has nothing costly to compute: one GetAll. */
-        for (ssize_t i = -1; i < 0 || type_wanted[i]; i++) {
-                if (i >= 0 && streq(type_wanted[i], "User") && !type_has_user(unit))
-                        continue;
+        for (ssize_t i = whole_unit ? -1 : 0; r >= 0 && (i < 0 || properties[i]); i++) {
                 CallContext *c = call_context_new(m, unit, generation);
                 c->read = unit_read_ref(read);
                 if (i < 0)
                         r = get_all_async(m, object_path, SYSTEMD_UNIT_INTERFACE, on_unit_read, c);
                 else {
-                        c->property = g_strdup(type_wanted[i]);
-                        r = get_async(m, object_path, interface, type_wanted[i], on_unit_read, c);
+                        c->property = g_strdup(properties[i]);
+                        r = get_async(m, object_path, interface, properties[i], on_unit_read, c);
                 }
-                if (r < 0) {
-                        /* Replies already due end the refresh, without applying. */
+                if (r < 0)
                         read->failed = true;
-                        break;
-                }
-                read->replies_due++;
+                else
+                        read->replies_due++;
         }
         unsigned sent = read->replies_due;
         unit_read_unref(read);
@@ -380,89 +391,23 @@ int systemd_refresh_unit(Manager *m, const char *unit, const char *object_path, 
         return 0;
 }
 
-/* ---- values read: a Get per property ---- */
+int systemd_refresh_unit(Manager *m, const char *unit, const char *object_path, unsigned generation) {
+        const char *wanted[G_N_ELEMENTS(type_wanted)];
+        size_t n = 0;
 
-static int on_unit_value(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
-        CallContext *c = userdata;
-        Manager *m = c->manager;
-        UnitRead *read = c->read;
-        Subject *s = manager_find_subject(m, c->key);
-        char *value = NULL;
-        int r;
-
-        read->replies_due--;
-        c->ends_refresh = read->replies_due == 0;
-        if (read->failed)
-                return 0;
-        if (!s || s->refresh_generation != c->generation) {
-                read->failed = true; /* superseded, or forgotten */
-                return 0;
-        }
-
-        if (sd_bus_message_is_method_error(reply, NULL)) {
-                const sd_bus_error *e = sd_bus_message_get_error(reply);
-                if (bus_error_is_vanished(e)) {
-                        read->failed = true;
-                        log_context(LOG_DEBUG, 0, s->unit, NULL, NULL, 0, "Unit vanished: %s", e->message);
-                        manager_forget_unit(m, s->unit);
-                        return 0;
-                }
-                if (!sd_bus_error_has_name(e, SD_BUS_ERROR_UNKNOWN_PROPERTY)) {
-                        read->failed = true;
-                        log_context(LOG_WARNING, 0, s->unit, NULL, NULL, 0, "Failed to read %s: %s", c->property,
-                                    e->message);
-                        return 0;
-                }
-                /* This systemd does not have it: unset, as a GetAll would say. */
-        } else {
-                r = read_variant_as_string(reply, &value);
-                if (r < 0) {
-                        read->failed = true;
-                        log_context(LOG_WARNING, r, s->unit, NULL, NULL, 0, "Failed to parse %s: %m", c->property);
-                        return 0;
-                }
-        }
-        /* NULL stands for unset. */
-        g_hash_table_replace(read->snap->properties, g_strdup(c->property), value);
-        if (read->replies_due > 0)
-                return 0;
-        manager_unit_values(m, c->key, c->generation, read->snap->properties);
-        return 0;
+        for (const char *const *p = type_wanted; *p; p++)
+                if (!streq(*p, "User") || type_has_user(unit))
+                        wanted[n++] = *p;
+        wanted[n] = NULL;
+        /* The Unit interface has nothing costly to compute: one GetAll. */
+        return send_unit_read(m, unit, object_path, generation, true, wanted);
 }
 
 int systemd_read_unit_values(Manager *m, const char *unit, const char *object_path, unsigned generation,
                              char *const *properties) {
-        const char *interface = unit_type_interface(unit);
-        UnitRead *read;
-        int r = 0;
-
-        if (!m->bus)
-                return -ENOTCONN;
-        if (!interface || !properties || !properties[0])
+        if (!properties || !properties[0])
                 return -EINVAL;
-
-        read = g_new0(UnitRead, 1);
-        read->n_refs = 1;
-        read->snap = unit_snapshot_new();
-        for (char *const *p = properties; *p; p++) {
-                CallContext *c = call_context_new(m, unit, generation);
-                c->read = unit_read_ref(read);
-                c->property = g_strdup(*p);
-                r = get_async(m, object_path, interface, *p, on_unit_value, c);
-                if (r < 0) {
-                        read->failed = true;
-                        break;
-                }
-                read->replies_due++;
-        }
-        unsigned sent = read->replies_due;
-        unit_read_unref(read);
-        if (r < 0) {
-                log_context(LOG_WARNING, r, unit, NULL, NULL, 0, "Failed to ask systemd for the unit's values: %m");
-                if (sent == 0)
-                        return r;
-        }
-        return 0;
+        return send_unit_read(m, unit, object_path, generation, false, (const char *const *) properties);
 }
 
 /* ---- does a unit exist (the startup sweep) ---- */
