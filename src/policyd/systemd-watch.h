@@ -22,7 +22,8 @@ int systemd_watch_attach(Manager *m);
  * systemd comes back after daemon-reexec. */
 int systemd_watch_start(Manager *m);
 
-/* Reads a unit's properties (two GetAll calls in flight at once) into a
+/* Reads a unit's properties (a GetAll of the Unit interface and a Get per
+ * property of the type's, all in flight at once) into a
  * UnitSnapshot, and hands it to manager_unit_snapshot(). */
 int systemd_refresh_unit(Manager *m, const char *unit, const char *object_path, unsigned generation);
 
