@@ -159,8 +159,9 @@ InjectRefusal inject_refusal_for_status(const ProcStatus *st, pid_t self, bool i
         if (strchr("Tt", st->state))
                 return INJECT_REFUSAL_STOPPED;
         /* A filter may kill the task on a syscall it forbids; strict mode (1)
-         * forbids prctl and set_mempolicy outright. */
-        if (st->seccomp != 0)
+         * forbids prctl and set_mempolicy outright. No Seccomp: line means
+         * no CONFIG_SECCOMP, hence no filter. */
+        if (st->seccomp > 0)
                 return INJECT_REFUSAL_SECCOMP;
         return INJECT_REFUSAL_NONE;
 }
@@ -205,9 +206,11 @@ static int parse_node_list(const char *s, unsigned long *mask) {
                 for (unsigned long n = a; n <= b; n++)
                         mask[n / BITS_PER_WORD] |= 1UL << (n % BITS_PER_WORD);
                 any = true;
-                if (*end == ',')
+                if (*end == ',') {
                         end++;
-                else if (*end != '\0')
+                        if (!isdigit((unsigned char) *end))
+                                return -EINVAL;
+                } else if (*end != '\0')
                         return -EINVAL;
                 s = end;
         }

@@ -344,13 +344,16 @@ static int seize_new_threads(Job *j) {
                         continue;
 
                 r = read_status(j->pid, tid, &st);
-                if (r == -ESRCH)
+                if (r == -ESRCH) {
+                        r = 0;
                         continue;  /* exited since the listing */
+                }
                 if (r < 0)
                         break;
                 InjectRefusal why = inject_refusal_for_status(&st, 0, false);
                 if (why == INJECT_REFUSAL_EXITING)
                         continue;  /* an exiting thread needs no policy */
+                r = 0;
                 if (why != INJECT_REFUSAL_NONE) {
                         j->abort_refusal = why;
                         r = -EPERM;
@@ -371,10 +374,16 @@ static int seize_new_threads(Job *j) {
                                 continue;
                         }
                         if (r == -EPERM) {
+                                /* EPERM also comes from a thread that has just
+                                 * exited (exit_state set): only the status tells. */
                                 ProcStatus again;
-                                j->abort_refusal = read_status(j->pid, tid, &again) >= 0 && again.tracer_pid != 0
-                                                           ? INJECT_REFUSAL_TRACED
-                                                           : INJECT_REFUSAL_PTRACE_FORBIDDEN;
+                                int k = read_status(j->pid, tid, &again);
+                                if (k == -ESRCH || (k >= 0 && strchr("ZXx", again.state))) {
+                                        r = 0;
+                                        continue;
+                                }
+                                j->abort_refusal = k >= 0 && again.tracer_pid != 0 ? INJECT_REFUSAL_TRACED
+                                                                                 : INJECT_REFUSAL_PTRACE_FORBIDDEN;
                         }
                         break;
                 }
@@ -690,8 +699,11 @@ static int inject_all(Job *j, const InjectRequest *req) {
                                 return r;
                 }
                 r = inject_thread(j, t, req, first);
-                if (r == -ESRCH && t->gone)
-                        continue;  /* this thread exited; the others still get theirs */
+                /* This thread exited (or is exiting: ptrace then says ESRCH
+                 * before waitpid reports it); the others still get theirs.
+                 * release_all() detaches or reaps it either way. */
+                if (r == -ESRCH)
+                        continue;
                 if (r < 0)
                         return r;
                 /* prctl returns 0 or -errno: 1 means it has not run yet. */
