@@ -2,10 +2,13 @@
 /* policyd-inject PID [--ksm=yes|no] [--mempolicy=SPEC] [--timeout=MSEC] [--verify]
  *
  * Applies KSM and a memory policy inside one running process. Meant to run
- * as a short-lived helper with CAP_SYS_PTRACE (and CAP_SYS_NICE for
- * set_mempolicy's MPOL_BIND/interleave on nodes outside the target's cpuset),
- * so that policyd itself needs neither. Exit status: 0 applied, 1 failed,
- * 2 refused, 3 vanished, 4 usage. */
+ * as a short-lived helper with CAP_SYS_PTRACE, so that policyd itself needs
+ * neither that nor a seccomp filter that allows ptrace. The injected
+ * syscalls run with the target's own credentials and cpuset, so they need no
+ * capability; CAP_SYS_NICE is for migrate_pages of another user's process
+ * (issue 9, cgroup-level NUMA), which could live in the same helper. When
+ * this process exits, the kernel detaches anything still attached.
+ * Exit status: 0 applied, 1 failed, 2 refused, 3 vanished, 4 usage. */
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
