@@ -27,6 +27,8 @@
 #define DEFAULT_TIMEOUT_USEC (2 * 1000 * 1000ULL)
 #define MAX_LIST_ROUNDS 64
 #define MAX_RETRIES 32
+/* How long a thread inside our syscall gets to stop once interrupted. */
+#define SETTLE_USEC (10 * 1000 * 1000ULL)
 
 const char *inject_outcome_to_string(InjectOutcome o) {
         static const char *const table[_INJECT_OUTCOME_MAX] = {
@@ -162,8 +164,12 @@ typedef struct Tracee {
         bool stopped;        /* in a ptrace stop we caused, so PTRACE_DETACH works */
         bool gone;           /* exited; its exit status was reaped */
         bool have_saved;
-        bool modified;       /* registers are not the saved ones */
+        bool modified;       /* registers (and scratch) are not the thread's own */
+        int entered;         /* syscall stops seen since our registers went in: 0, 1 (inside), 2 */
         struct user_regs_struct saved;
+        uint64_t scratch_addr;           /* words of the stack lent to a syscall argument */
+        size_t n_scratch;
+        uint64_t scratch_old[INJECT_NODEMASK_WORDS];
 } Tracee;
 
 typedef struct Job {
@@ -287,11 +293,25 @@ static int set_regs(pid_t tid, const struct user_regs_struct *regs) {
         return 0;
 }
 
+static int write_words(pid_t tid, uint64_t addr, const uint64_t *words, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                if (ptrace(PTRACE_POKEDATA, tid, (void *) (addr + 8 * i), (void *) words[i]) < 0)
+                        return -errno;
+        return 0;
+}
+
+/* The thread's own registers and stack words back, in a stop. */
 static int restore_regs(Tracee *t) {
         int r;
 
         if (!t->modified)
                 return 0;
+        if (t->n_scratch > 0) {
+                r = write_words(t->tid, t->scratch_addr, t->scratch_old, t->n_scratch);
+                if (r < 0)
+                        return r;
+                t->n_scratch = 0;
+        }
         r = set_regs(t->tid, &t->saved);
         if (r < 0)
                 return r;
@@ -488,11 +508,84 @@ static int find_syscall_insn(Job *j, pid_t tid) {
         return r;
 }
 
-static int write_words(pid_t tid, uint64_t addr, const uint64_t *words, size_t n) {
-        for (size_t i = 0; i < n; i++)
-                if (ptrace(PTRACE_POKEDATA, tid, (void *) (addr + 8 * i), (void *) words[i]) < 0)
-                        return -errno;
-        return 0;
+/* Brings a thread that runs with our registers (towards, or inside, our
+ * syscall) to a stop with its own registers, after the time box ran out.
+ * PTRACE_INTERRUPT makes signal_pending() true, so a long syscall that checks
+ * it (unmerging KSM pages over a huge sparse mapping: seen with an ASan
+ * process's shadow) stops early. The thread must not be released before it
+ * stops: it would return to user space with our registers. */
+static int settle(Job *j, Tracee *t) {
+        uint64_t saved_deadline = j->deadline;
+        int r = 0;
+
+        j->deadline = now_usec() + SETTLE_USEC;
+        if (t->stopped && t->entered == 1) {
+                /* Held at the entry of our syscall: restoring here would run
+                 * the thread's own ORIG_RAX as a syscall. Skip ours first. */
+                struct user_regs_struct regs;
+                r = get_regs(t->tid, &regs);
+                if (r == 0) {
+                        regs.orig_rax = (uint64_t) -1;
+                        r = set_regs(t->tid, &regs);
+                }
+                if (r == 0) {
+                        t->stopped = false;
+                        if (ptrace(PTRACE_SYSCALL, t->tid, 0, 0) < 0) {
+                                r = -errno;
+                                t->stopped = true;
+                        }
+                }
+        } else if (t->stopped)
+                r = restore_regs(t);
+        else if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0 && errno != ESRCH)
+                r = -errno;
+        while (r == 0 && t->modified) {
+                int sig = 0, event = wait_event(j, t, &sig);
+
+                if (event < 0) {
+                        r = event;
+                        break;
+                }
+                if (event == STOP_GONE) {
+                        r = -ESRCH;
+                        break;
+                }
+                if (event == STOP_SYSCALL && t->entered == 0) {
+                        /* At the entry of our syscall: skip it, then take the
+                         * exit stop to put the registers back. */
+                        struct user_regs_struct regs;
+                        t->entered = 1;
+                        r = get_regs(t->tid, &regs);
+                        if (r < 0)
+                                break;
+                        regs.orig_rax = (uint64_t) -1;
+                        r = set_regs(t->tid, &regs);
+                        if (r < 0)
+                                break;
+                        t->stopped = false;
+                        if (ptrace(PTRACE_SYSCALL, t->tid, 0, 0) < 0)
+                                r = -errno;
+                        continue;
+                }
+                /* The exit stop, or a stop before our syscall ran. */
+                r = restore_regs(t);
+                if (r < 0)
+                        break;
+                if (event == STOP_SIGNAL) {
+                        /* Its own registers are back: deliver, stop again. */
+                        t->stopped = false;
+                        if (ptrace(PTRACE_CONT, t->tid, 0, (void *) (long) sig) < 0)
+                                r = -errno;
+                        else {
+                                j->report->signals_passed++;
+                                r = wait_interrupt_stop(j, t);
+                        }
+                }
+        }
+        if (r < 0 && r != -ESRCH && !t->stopped)
+                j->report->stuck = true;
+        j->deadline = saved_deadline;
+        return r;
 }
 
 /* Runs one syscall in a stopped thread and leaves it stopped with its saved
@@ -503,25 +596,29 @@ static int run_syscall(Job *j, Tracee *t, long nr, const uint64_t args_in[6],
                        const uint64_t *scratch, size_t n_scratch, int scratch_arg, long *ret_result) {
         for (unsigned attempt = 0;; attempt++) {
                 struct user_regs_struct regs;
-                uint64_t args[6], old[INJECT_NODEMASK_WORDS], scratch_addr = 0;
-                int r, sig = 0;
+                uint64_t args[6];
+                int r, sig = 0, event = STOP_SYSCALL;
 
                 if (attempt >= MAX_RETRIES)
                         return -EAGAIN;
                 memcpy(args, args_in, sizeof(args));
 
+                t->modified = true;  /* from the first word written */
+                t->entered = 0;
                 if (n_scratch > 0) {
                         /* 128 bytes of red zone (x86_64 ABI), then ours. */
-                        scratch_addr = (t->saved.rsp - 128 - 8 * n_scratch - 64) & ~(uint64_t) 15;
+                        uint64_t addr = (t->saved.rsp - 128 - 8 * n_scratch - 64) & ~(uint64_t) 15;
                         for (size_t i = 0; i < n_scratch; i++) {
-                                r = peek_word(t->tid, scratch_addr + 8 * i, &old[i]);
+                                r = peek_word(t->tid, addr + 8 * i, &t->scratch_old[i]);
                                 if (r < 0)
                                         return r;
                         }
-                        r = write_words(t->tid, scratch_addr, scratch, n_scratch);
+                        t->scratch_addr = addr;
+                        t->n_scratch = n_scratch;
+                        r = write_words(t->tid, addr, scratch, n_scratch);
                         if (r < 0)
                                 return r;
-                        args[scratch_arg] = scratch_addr;
+                        args[scratch_arg] = addr;
                 }
 
                 regs = t->saved;
@@ -538,11 +635,9 @@ static int run_syscall(Job *j, Tracee *t, long nr, const uint64_t args_in[6],
                 r = set_regs(t->tid, &regs);
                 if (r < 0)
                         return r;
-                t->modified = true;
 
                 /* Enter, then exit. */
-                int entered = 0, event = STOP_SYSCALL;
-                while (entered < 2) {
+                while (t->entered < 2) {
                         t->stopped = false;
                         if (ptrace(PTRACE_SYSCALL, t->tid, 0, 0) < 0) {
                                 r = -errno;
@@ -550,25 +645,24 @@ static int run_syscall(Job *j, Tracee *t, long nr, const uint64_t args_in[6],
                                 return r;
                         }
                         event = wait_event(j, t, &sig);
+                        if (event == -ETIME) {
+                                r = settle(j, t);
+                                return r < 0 ? r : -ETIME;
+                        }
                         if (event < 0)
                                 return event;
                         if (event == STOP_GONE)
                                 return -ESRCH;
                         if (event == STOP_SYSCALL)
-                                entered++;
+                                t->entered++;
                         else if (event != STOP_INTERRUPT)  /* a leftover interrupt: resume again */
                                 break;  /* a signal or a group stop came first */
                 }
 
-                if (entered == 2) {
+                if (t->entered == 2) {
                         r = get_regs(t->tid, &regs);
                         if (r < 0)
                                 return r;
-                        if (n_scratch > 0) {
-                                r = write_words(t->tid, scratch_addr, old, n_scratch);
-                                if (r < 0)
-                                        return r;
-                        }
                         r = restore_regs(t);
                         if (r < 0)
                                 return r;
@@ -590,15 +684,10 @@ static int run_syscall(Job *j, Tracee *t, long nr, const uint64_t args_in[6],
                  * registers and stack back first, so that the kernel delivers
                  * the signal, and applies its restart rule, to the thread's
                  * real state. */
-                if (n_scratch > 0) {
-                        r = write_words(t->tid, scratch_addr, old, n_scratch);
-                        if (r < 0)
-                                return r;
-                }
                 r = restore_regs(t);
                 if (r < 0)
                         return r;
-                if (entered != 0)
+                if (t->entered != 0)
                         return -EIO;  /* no stop can come between entry and exit */
                 if (event == STOP_GROUP) {
                         j->abort_refusal = INJECT_REFUSAL_STOPPED;
@@ -643,6 +732,12 @@ static void release_all(Job *j) {
 
                 if (t->gone)
                         continue;
+                if (t->modified) {
+                        if (settle(j, t) == -ESRCH || t->gone)
+                                continue;
+                        if (!t->stopped)
+                                continue;  /* stuck: see inject.h */
+                }
                 if (!t->stopped) {
                         uint64_t saved_deadline = j->deadline;
                         j->deadline = grace;

@@ -20,6 +20,7 @@
 
 #define EXIT_SKIP 77
 
+__attribute__((format(printf, 1, 2)))
 static inline void skip(const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);

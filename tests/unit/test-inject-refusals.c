@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Each refusal, on a real process: refused with its reason, and the process
- * left as it was (same state, same tracer, still there). */
+ * left as it was (same state, same tracer, still there). And the time box:
+ * an injected syscall that runs too long is cut, and the process released
+ * with its own registers. */
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stdbool.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "inject.h"
@@ -57,6 +60,51 @@ static char state_class(char s) {
         return strchr("RSDI", s) ? 'S' : s;
 }
 
+static void finish(pid_t pid) {
+        kill(pid, SIGKILL);
+        kill(pid, SIGCONT);
+        waitpid(pid, NULL, 0);
+}
+
+static void setup_sparse(void) {
+        /* 16 TiB reserved, one page touched: like ASan's shadow, or a JVM's
+         * reserved heap. */
+        char *p = mmap(NULL, 16ULL << 40, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED)
+                _exit(3);
+        p[0] = 1;
+}
+
+static void check_time_box(void) {
+        InjectRequest on = { .ksm = 1 }, off = { .ksm = 0, .timeout_usec = 300 * 1000 };
+        InjectReport rep;
+        ProcStatus st;
+        pid_t pid = spawn(setup_sparse);
+
+        if (in_child(try_ksm) < 0) {
+                printf("# time box: skipped, prctl(PR_SET_MEMORY_MERGE) fails in a plain process\n");
+                finish(pid);
+                return;
+        }
+        if (inject_process(pid, &on, &rep) < 0 || rep.outcome != INJECT_APPLIED) {
+                printf("not ok - time box: KSM on was not applied (%s)\n", inject_outcome_to_string(rep.outcome));
+                failures++;
+        } else if (inject_process(pid, &off, &rep) < 0) {
+                printf("not ok - time box: inject_process failed\n");
+                failures++;
+        } else if (rep.outcome == INJECT_APPLIED) {
+                printf("# time box: this kernel unmerged 16 TiB within 300 ms, so the cut was not exercised\n");
+        } else if (rep.outcome != INJECT_FAILED || rep.error != -ETIME || rep.stuck ||
+                   read_target_status(pid, &st) < 0 || st.tracer_pid != 0 || !strchr("RS", st.state)) {
+                printf("not ok - time box: %s, error %s%s\n", inject_outcome_to_string(rep.outcome),
+                       strerror(-rep.error), rep.stuck ? ", stuck" : "");
+                failures++;
+        } else
+                printf("ok - time box: KSM off over 16 TiB cut at 300 ms (%s), the process released, state %c\n",
+                       strerror(-rep.error), st.state);
+        finish(pid);
+}
+
 static void check(const char *name, pid_t pid, InjectOutcome want_outcome, InjectRefusal want_refusal) {
         InjectRequest req = { .ksm = 1, .set_mempolicy = true, .mempolicy = { .mode = MPOL_PREFERRED, .nodemask = { 1 } } };
         InjectReport rep;
@@ -99,11 +147,6 @@ static void check(const char *name, pid_t pid, InjectOutcome want_outcome, Injec
                 printf("ok - %s: %s\n", name, inject_outcome_to_string(rep.outcome));
 }
 
-static void finish(pid_t pid) {
-        kill(pid, SIGKILL);
-        kill(pid, SIGCONT);
-        waitpid(pid, NULL, 0);
-}
 
 int main(void) {
         pid_t pid;
@@ -178,6 +221,8 @@ int main(void) {
 
         /* Gone: a reaped PID (reuse within this test is unlikely). */
         check("a PID that has exited", pid, INJECT_VANISHED, INJECT_REFUSAL_NONE);
+
+        check_time_box();
 
         printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
         return failures ? 1 : 0;

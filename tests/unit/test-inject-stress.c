@@ -24,6 +24,17 @@
 #include "inject.h"
 #include "inject-test-util.h"
 
+/* ASan's shadow is terabytes of sparse anonymous mapping. PR_SET_MEMORY_MERGE
+ * marks it mergeable, and turning KSM off again then walks all of it, for
+ * longer than any time box: test-inject-refusals checks that cut. */
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
 #define INJECTIONS 300
 #define TIME_LIMIT_SEC 20
 #define USR1_TO_SEND 100
@@ -55,6 +66,7 @@ static void sleep_ms(long ms) {
                 ;
 }
 
+__attribute__((format(printf, 1, 2)))
 static void target_error(const char *fmt, ...) {
         if (atomic_fetch_add(&shared->errors, 1) == 0) {
                 va_list ap;
@@ -313,6 +325,11 @@ int main(void) {
                 skip("neither prctl(PR_SET_MEMORY_MERGE) nor set_mempolicy works in a plain process");
         if (!ksm_ok)
                 printf("# KSM: prctl(PR_SET_MEMORY_MERGE) fails in a plain process: KSM checks skipped\n");
+#ifdef UNDER_ASAN
+        else
+                printf("# KSM: skipped under ASan (turning it off walks the whole shadow mapping)\n");
+        ksm_ok = false;
+#endif
         if (!mempolicy_ok)
                 printf("# NUMA: set_mempolicy fails in a plain process: mempolicy checks skipped\n");
 
