@@ -294,6 +294,54 @@ static void *sender(void *arg) {
         return NULL;
 }
 
+/* One 1 s nanosleep, injected into ten times while it sleeps: it must return
+ * 0 after the full second (the kernel restarts it with restart_syscall for
+ * the time left), not early, not with an error. */
+static int check_interrupted_sleep(bool ksm, bool mempolicy) {
+        int p[2];
+        uint64_t took = 0;
+        int ret = -1, status;
+
+        if (pipe(p) < 0)
+                return -1;
+        pid_t child = fork();
+        if (child == 0) {
+                struct timespec ts = { 1, 0 };
+                uint64_t t0 = mono_ns();
+                long r = nanosleep(&ts, NULL) < 0 ? -errno : 0;
+                uint64_t out[2] = { mono_ns() - t0, (uint64_t) r };
+                _exit(write(p[1], out, sizeof(out)) == sizeof(out) ? 0 : 1);
+        }
+        close(p[1]);
+        sleep_ms(100);
+        unsigned applied = 0, in_syscall = 0;
+        for (int i = 0; i < 10; i++) {
+                InjectRequest req = { .ksm = ksm ? i % 2 == 0 : -1, .set_mempolicy = mempolicy,
+                                      .mempolicy = { .mode = i % 2 == 0 ? MPOL_PREFERRED : MPOL_DEFAULT,
+                                                     .nodemask = { i % 2 == 0 ? 1UL : 0UL } } };
+                InjectReport rep;
+                if (inject_process(child, &req, &rep) == 0 && rep.outcome == INJECT_APPLIED) {
+                        applied++;
+                        in_syscall += rep.threads_in_syscall;
+                } else
+                        printf("# sleep: injection %d: %s (%s), error %s, ksm %ld, mempolicy %ld\n", i,
+                               inject_outcome_to_string(rep.outcome), inject_refusal_to_string(rep.refusal),
+                               strerror(-rep.error), rep.ksm_result, rep.mempolicy_error);
+                sleep_ms(50);
+        }
+        uint64_t in[2];
+        if (read(p[0], in, sizeof(in)) == sizeof(in)) {
+                took = in[0];
+                ret = (int) (long) in[1];
+        }
+        close(p[0]);
+        waitpid(child, &status, 0);
+        bool ok = applied == 10 && in_syscall == 10 && ret == 0 && took >= 1000000000ULL && took < 1200000000ULL;
+        printf("%s - a 1 s nanosleep injected into %u times (%u inside it) returned %d after %.4f s\n",
+               ok ? "ok" : "not ok", applied, in_syscall, ret, took / 1e9);
+        return ok ? 0 : -1;
+}
+
 static int count_threads(pid_t pid, pid_t *tids, int max) {
         char path[64];
         struct dirent *de;
@@ -332,6 +380,9 @@ int main(void) {
 #endif
         if (!mempolicy_ok)
                 printf("# NUMA: set_mempolicy fails in a plain process: mempolicy checks skipped\n");
+
+        if (check_interrupted_sleep(ksm_ok, mempolicy_ok) < 0)
+                failures++;
 
         shared = mmap(NULL, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         if (shared == MAP_FAILED)
