@@ -723,7 +723,10 @@ static int run_syscall(Job *j, Tracee *t, long nr, const uint64_t args_in[6],
  * restart_syscall for -ERESTART_RESTARTBLOCK (an interrupted nanosleep
  * sleeps what is left), or -EINTR if a signal with a handler is delivered
  * there. Mending RAX and RIP by hand, as the prototype did, would turn
- * that EINTR into a silent restart. test-inject-stress checks the result. */
+ * that EINTR into a silent restart. Seen on 6.18: the same exact restore
+ * followed by PTRACE_CONT from the syscall-exit stop made a 1 s nanosleep
+ * return errno 516 after 0.1 s; with PTRACE_DETACH it slept 1.000 s.
+ * test-inject-stress checks the result. */
 static void release_all(Job *j) {
         uint64_t grace = now_usec() + 1000 * 1000;
 
