@@ -6,6 +6,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stdbool.h>
+#include <grp.h>
 #include <sys/mman.h>
 #include <time.h>
 
@@ -221,6 +222,26 @@ int main(void) {
 
         /* Gone: a reaped PID (reuse within this test is unlikely). */
         check("a PID that has exited", pid, INJECT_VANISHED, INJECT_REFUSAL_NONE);
+
+        /* Without the right to ptrace it: as nobody, a root process. */
+        pid = spawn(NULL);
+        {
+                pid_t as_nobody = fork();
+                if (as_nobody == 0) {
+                        if (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0)
+                                _exit(100);
+                        check("a root process, injected as nobody", pid, INJECT_REFUSED,
+                              INJECT_REFUSAL_PTRACE_FORBIDDEN);
+                        _exit(failures ? 1 : 0);
+                }
+                int status;
+                waitpid(as_nobody, &status, 0);
+                if (WIFEXITED(status) && WEXITSTATUS(status) == 100)
+                        printf("# ptrace not permitted: skipped, cannot become nobody\n");
+                else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                        failures++;
+        }
+        finish(pid);
 
         check_time_box();
 
