@@ -809,6 +809,25 @@ static int inject_thread(Job *j, Tracee *t, const InjectRequest *req, bool first
         return 0;
 }
 
+/* Without a vDSO (vdso=0, or unmapped): the instruction a thread stopped
+ * inside a syscall came in through, just before its RIP. */
+static int find_syscall_insn_in_place(Job *j) {
+        for (size_t i = 0; i < j->n_tracees; i++) {
+                Tracee *t = &j->tracees[i];
+                struct user_regs_struct regs;
+                uint64_t w;
+
+                if (t->gone || !t->stopped || get_regs(t->tid, &regs) < 0 || (long) regs.orig_rax < 0)
+                        continue;
+                if (peek_word(t->tid, regs.rip - 2, &w) == 0 && (w & 0xffff) == 0x050f) {
+                        j->syscall_insn = regs.rip - 2;
+                        j->report->insn_in_place = true;
+                        return 0;
+                }
+        }
+        return -ENOEXEC;
+}
+
 static int inject_all(Job *j, const InjectRequest *req) {
         bool first = true;
         int r;
@@ -819,6 +838,8 @@ static int inject_all(Job *j, const InjectRequest *req) {
                         continue;
                 if (j->syscall_insn == 0) {
                         r = find_syscall_insn(j, t->tid);
+                        if (r == -ENOEXEC)
+                                r = find_syscall_insn_in_place(j);
                         if (r < 0)
                                 return r;
                 }

@@ -52,6 +52,7 @@ typedef struct InjectReport {
         unsigned signals_passed;   /* signal-delivery stops passed on to the target */
         unsigned retries;          /* injections redone after a signal came first */
         unsigned list_rounds;      /* /proc/PID/task listings until stable */
+        bool insn_in_place;        /* no vDSO: the `syscall` before a thread's RIP was used */
         bool stuck;                /* a thread is still attached: let the tracing thread exit */
 } InjectReport;
 

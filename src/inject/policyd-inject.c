@@ -116,8 +116,9 @@ int main(int argc, char **argv) {
                 printf(" reason=\"%s\"", inject_refusal_to_string(rep.refusal));
         if (rep.error < 0)
                 printf(" error=\"%s\"", strerror(-rep.error));
-        printf(" threads=%u in_syscall=%u signals_passed=%u retries=%u%s\n", rep.threads,
-               rep.threads_in_syscall, rep.signals_passed, rep.retries, rep.stuck ? " stuck" : "");
+        printf(" threads=%u in_syscall=%u signals_passed=%u retries=%u insn=%s%s\n", rep.threads,
+               rep.threads_in_syscall, rep.signals_passed, rep.retries, rep.insn_in_place ? "in-place" : "vdso",
+               rep.stuck ? " stuck" : "");
 
         if (rep.outcome == INJECT_APPLIED && do_verify && verify(pid, &req))
                 return 1;

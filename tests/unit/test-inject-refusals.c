@@ -76,6 +76,36 @@ static void setup_sparse(void) {
         p[0] = 1;
 }
 
+static void setup_no_vdso(void) {
+        FILE *f = fopen("/proc/self/maps", "re");
+        char line[512];
+        unsigned long a, b;
+
+        while (f && fgets(line, sizeof(line), f))
+                if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &a, &b) == 2)
+                        munmap((void *) a, b - a);
+        if (f)
+                fclose(f);
+}
+
+/* No vDSO: the `syscall` instruction the thread sleeps in is used. */
+static void check_no_vdso(void) {
+        InjectRequest req = { .ksm = -1, .set_mempolicy = true, .mempolicy = { .mode = MPOL_PREFERRED, .nodemask = { 1 } } };
+        InjectReport rep;
+        char policy[64] = "";
+        pid_t pid = spawn(setup_no_vdso);
+
+        sleep_ms(50);  /* into pause() */
+        if (inject_process(pid, &req, &rep) < 0 || rep.outcome != INJECT_APPLIED || !rep.insn_in_place ||
+            inject_read_task_policy(pid, pid, policy, sizeof(policy)) < 0 || strcmp(policy, "prefer:0") != 0) {
+                printf("not ok - no vDSO: %s, error %s, in place %d, policy '%s'\n", inject_outcome_to_string(rep.outcome),
+                       strerror(-rep.error), rep.insn_in_place, policy);
+                failures++;
+        } else
+                printf("ok - no vDSO: applied through the syscall instruction in place, policy %s\n", policy);
+        finish(pid);
+}
+
 static void check_time_box(void) {
         InjectRequest on = { .ksm = 1 }, off = { .ksm = 0, .timeout_usec = 300 * 1000 };
         InjectReport rep;
@@ -243,6 +273,10 @@ int main(void) {
         }
         finish(pid);
 
+        if (in_child(try_mempolicy) == 0)
+                check_no_vdso();
+        else
+                printf("# no vDSO: skipped, set_mempolicy fails in a plain process\n");
         check_time_box();
 
         printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
