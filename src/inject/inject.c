@@ -163,7 +163,6 @@ typedef struct Tracee {
         pid_t tid;
         bool stopped;        /* in a ptrace stop we caused, so PTRACE_DETACH works */
         bool gone;           /* exited; its exit status was reaped */
-        bool have_saved;
         bool modified;       /* registers (and scratch) are not the thread's own */
         int entered;         /* syscall stops seen since our registers went in: 0, 1 (inside), 2 */
         struct user_regs_struct saved;
@@ -272,7 +271,10 @@ static int wait_interrupt_stop(Job *j, Tracee *t) {
                         j->report->signals_passed++;
                         continue;
                 }
-                /* A stray syscall stop: keep going until the interrupt. */
+                /* A stray syscall stop: keep going until the interrupt. Never
+                 * with our registers in: that is settle()'s job. */
+                if (t->modified)
+                        return -EIO;
                 t->stopped = false;
                 if (ptrace(PTRACE_CONT, t->tid, 0, 0) < 0)
                         return -errno;
