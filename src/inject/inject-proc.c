@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inject-proc.h"
+
+#define BITS_PER_WORD (8 * sizeof(unsigned long))
+#define MAX_NODES (INJECT_NODEMASK_WORDS * BITS_PER_WORD)
+
+static int parse_pid_field(const char *v, pid_t *ret) {
+        char *end;
+        long n;
+
+        errno = 0;
+        n = strtol(v, &end, 10);
+        if (errno != 0 || end == v || n < 0 || n > INT32_MAX)
+                return -EINVAL;
+        while (*end == ' ' || *end == '\t')
+                end++;
+        if (*end != '\n' && *end != '\0')
+                return -EINVAL;
+        *ret = (pid_t) n;
+        return 0;
+}
+
+int proc_status_parse(const char *text, ProcStatus *ret) {
+        ProcStatus st = { .state = 0, .tgid = -1, .pid = -1, .ppid = -1, .tracer_pid = -1,
+                          .seccomp = -1, .kthread = -1 };
+
+        for (const char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+                const char *colon = strchr(line, ':');
+                const char *nl = strchr(line, '\n');
+                const char *v;
+                size_t klen;
+                pid_t n;
+                int r = 0;
+
+                if (!colon || (nl && colon > nl))
+                        continue;
+                klen = (size_t) (colon - line);
+                v = colon + 1;
+                while (*v == ' ' || *v == '\t')
+                        v++;
+
+#define KEY(k) (klen == strlen(k) && strncmp(line, k, klen) == 0)
+                if (KEY("State")) {
+                        if (!isalpha((unsigned char) *v))
+                                return -EINVAL;
+                        st.state = *v;
+                } else if (KEY("Tgid"))
+                        r = parse_pid_field(v, &st.tgid);
+                else if (KEY("Pid"))
+                        r = parse_pid_field(v, &st.pid);
+                else if (KEY("PPid"))
+                        r = parse_pid_field(v, &st.ppid);
+                else if (KEY("TracerPid"))
+                        r = parse_pid_field(v, &st.tracer_pid);
+                else if (KEY("Seccomp")) {
+                        r = parse_pid_field(v, &n);
+                        st.seccomp = n;
+                } else if (KEY("Kthread")) {
+                        r = parse_pid_field(v, &n);
+                        st.kthread = n;
+                }
+#undef KEY
+                if (r < 0)
+                        return r;
+        }
+
+        if (st.state == 0 || st.pid < 0 || st.tgid < 0)
+                return -EINVAL;
+        *ret = st;
+        return 0;
+}
+
+int proc_maps_parse_line(const char *line, MapsEntry *ret) {
+        uint64_t start, end;
+        char perms[5];
+        int n = 0;
+
+        /* start-end perms offset dev inode path */
+        if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %*x %*x:%*x %*u%n", &start, &end, perms, &n) != 3 || n == 0)
+                return -EINVAL;
+        if (strlen(perms) != 4 || end < start)
+                return -EINVAL;
+
+        const char *path = line + n;
+        while (*path == ' ' || *path == '\t')
+                path++;
+
+        *ret = (MapsEntry) { .start = start, .end = end, .path = path };
+        memcpy(ret->perms, perms, sizeof(perms));
+        return 0;
+}
+
+int numa_maps_policy(const char *line, char *buf, size_t size) {
+        const char *p = line, *q;
+        size_t len;
+
+        /* "ADDRESS POLICY [key=value...]"; "prefer (many):0-1" has a space. */
+        while (isxdigit((unsigned char) *p))
+                p++;
+        if (p == line || *p != ' ')
+                return -EINVAL;
+        p++;
+        if (strncmp(p, "prefer (many)", 13) == 0)
+                q = p + 13 + strcspn(p + 13, " \n");
+        else if (strncmp(p, "weighted interleave", 19) == 0)
+                q = p + 19 + strcspn(p + 19, " \n");
+        else
+                q = p + strcspn(p, " \n");
+        len = (size_t) (q - p);
+        if (len == 0)
+                return -EINVAL;
+        if (len >= size)
+                return -ENOBUFS;
+        memcpy(buf, p, len);
+        buf[len] = '\0';
+        return 0;
+}
+
+int smaps_vmflags_has(const char *line, const char *flag) {
+        size_t flen = strlen(flag);
+
+        if (strncmp(line, "VmFlags:", 8) != 0)
+                return -EINVAL;
+        for (const char *p = line + 8; *p && *p != '\n';) {
+                size_t n;
+
+                p += strspn(p, " \t");
+                n = strcspn(p, " \t\n");
+                if (n == flen && strncmp(p, flag, n) == 0)
+                        return 1;
+                p += n;
+        }
+        return 0;
+}
+
+InjectRefusal inject_refusal_for_status(const ProcStatus *st, pid_t self, bool is_leader) {
+        if (is_leader) {
+                /* Kthread: appeared in 6.x; before it, every kernel thread is
+                 * kthreadd (2) or one of its children. */
+                if (st->kthread > 0 || (st->kthread < 0 && (st->pid == 2 || st->ppid == 2)))
+                        return INJECT_REFUSAL_KERNEL_THREAD;
+                if (st->tgid == 1)
+                        return INJECT_REFUSAL_INIT;
+                if (st->tgid == self)
+                        return INJECT_REFUSAL_SELF;
+        }
+        if (strchr("ZXx", st->state))
+                return INJECT_REFUSAL_EXITING;
+        if (st->tracer_pid != 0)
+                return INJECT_REFUSAL_TRACED;
+        /* T: stopped by a signal; t: in a ptrace stop. */
+        if (strchr("Tt", st->state))
+                return INJECT_REFUSAL_STOPPED;
+        /* A filter may kill the task on a syscall it forbids; strict mode (1)
+         * forbids prctl and set_mempolicy outright. No Seccomp: line means
+         * no CONFIG_SECCOMP, hence no filter. */
+        if (st->seccomp > 0)
+                return INJECT_REFUSAL_SECCOMP;
+        return INJECT_REFUSAL_NONE;
+}
+
+const char *inject_refusal_to_string(InjectRefusal r) {
+        static const char *const table[_INJECT_REFUSAL_MAX] = {
+                [INJECT_REFUSAL_NONE] = "none",
+                [INJECT_REFUSAL_KERNEL_THREAD] = "kernel thread",
+                [INJECT_REFUSAL_INIT] = "PID 1",
+                [INJECT_REFUSAL_SELF] = "our own process",
+                [INJECT_REFUSAL_EXITING] = "exiting",
+                [INJECT_REFUSAL_TRACED] = "already traced",
+                [INJECT_REFUSAL_STOPPED] = "stopped",
+                [INJECT_REFUSAL_SECCOMP] = "under a seccomp filter",
+                [INJECT_REFUSAL_PTRACE_FORBIDDEN] = "ptrace not permitted",
+                [INJECT_REFUSAL_UNSUPPORTED_ARCH] = "unsupported architecture",
+        };
+        if ((unsigned) r >= _INJECT_REFUSAL_MAX)
+                return "?";
+        return table[r];
+}
+
+static int parse_node_list(const char *s, unsigned long *mask) {
+        bool any = false;
+
+        memset(mask, 0, sizeof(unsigned long) * INJECT_NODEMASK_WORDS);
+        while (*s) {
+                char *end;
+                unsigned long a, b;
+
+                if (!isdigit((unsigned char) *s))
+                        return -EINVAL;
+                a = strtoul(s, &end, 10);
+                b = a;
+                if (*end == '-') {
+                        if (!isdigit((unsigned char) end[1]))
+                                return -EINVAL;
+                        b = strtoul(end + 1, &end, 10);
+                }
+                if (b < a || b >= MAX_NODES)
+                        return -ERANGE;
+                for (unsigned long n = a; n <= b; n++)
+                        mask[n / BITS_PER_WORD] |= 1UL << (n % BITS_PER_WORD);
+                any = true;
+                if (*end == ',') {
+                        end++;
+                        if (!isdigit((unsigned char) *end))
+                                return -EINVAL;
+                } else if (*end != '\0')
+                        return -EINVAL;
+                s = end;
+        }
+        return any ? 0 : -EINVAL;
+}
+
+static const struct {
+        const char *name;       /* ours */
+        const char *numa_maps;  /* mpol_to_str's */
+        int mode;
+        bool takes_nodes;
+} mempolicy_modes[] = {
+        { "default", "default", MPOL_DEFAULT, false },
+        { "local", "local", MPOL_LOCAL, false },
+        { "preferred", "prefer", MPOL_PREFERRED, true },
+        { "bind", "bind", MPOL_BIND, true },
+        { "interleave", "interleave", MPOL_INTERLEAVE, true },
+        { "preferred-many", "prefer (many)", MPOL_PREFERRED_MANY, true },
+        { "weighted-interleave", "weighted interleave", MPOL_WEIGHTED_INTERLEAVE, true },
+};
+
+int mempolicy_parse(const char *s, Mempolicy *ret) {
+        Mempolicy p = {};
+        const char *colon = strchr(s, ':');
+        size_t nlen = colon ? (size_t) (colon - s) : strlen(s);
+
+        for (size_t i = 0; i < sizeof(mempolicy_modes) / sizeof(mempolicy_modes[0]); i++) {
+                if (strlen(mempolicy_modes[i].name) != nlen || strncmp(s, mempolicy_modes[i].name, nlen) != 0)
+                        continue;
+                if (mempolicy_modes[i].takes_nodes != !!colon)
+                        return -EINVAL;
+                p.mode = mempolicy_modes[i].mode;
+                if (colon) {
+                        int r = parse_node_list(colon + 1, p.nodemask);
+                        if (r < 0)
+                                return r;
+                        /* MPOL_PREFERRED takes one node (the kernel uses the first). */
+                        if (p.mode == MPOL_PREFERRED) {
+                                size_t bits = 0;
+                                for (size_t w = 0; w < INJECT_NODEMASK_WORDS; w++)
+                                        bits += (size_t) __builtin_popcountl(p.nodemask[w]);
+                                if (bits != 1)
+                                        return -EINVAL;
+                        }
+                }
+                *ret = p;
+                return 0;
+        }
+        return -EINVAL;
+}
+
+static int format_node_list(const unsigned long *mask, char *buf, size_t size) {
+        size_t off = 0;
+        bool first = true;
+
+        buf[0] = '\0';
+        for (size_t n = 0; n < MAX_NODES; n++) {
+                size_t m;
+                int k;
+
+                if (!(mask[n / BITS_PER_WORD] & (1UL << (n % BITS_PER_WORD))))
+                        continue;
+                for (m = n; m + 1 < MAX_NODES && (mask[(m + 1) / BITS_PER_WORD] & (1UL << ((m + 1) % BITS_PER_WORD))); m++)
+                        ;
+                if (m == n)
+                        k = snprintf(buf + off, size - off, "%s%zu", first ? "" : ",", n);
+                else
+                        k = snprintf(buf + off, size - off, "%s%zu-%zu", first ? "" : ",", n, m);
+                if (k < 0 || (size_t) k >= size - off)
+                        return -ENOBUFS;
+                off += (size_t) k;
+                first = false;
+                n = m;
+        }
+        return 0;
+}
+
+int mempolicy_format_numa_maps(const Mempolicy *p, char *buf, size_t size) {
+        char nodes[256];
+        int mode = p->mode & ~(MPOL_F_STATIC_NODES | MPOL_F_RELATIVE_NODES | MPOL_F_NUMA_BALANCING);
+        const char *name = NULL;
+        bool takes_nodes = false;
+        int r, k;
+
+        for (size_t i = 0; i < sizeof(mempolicy_modes) / sizeof(mempolicy_modes[0]); i++)
+                if (mempolicy_modes[i].mode == mode) {
+                        name = mempolicy_modes[i].numa_maps;
+                        takes_nodes = mempolicy_modes[i].takes_nodes;
+                }
+        if (!name)
+                return -EINVAL;
+        if (!takes_nodes)
+                k = snprintf(buf, size, "%s", name);
+        else {
+                r = format_node_list(p->nodemask, nodes, sizeof(nodes));
+                if (r < 0)
+                        return r;
+                k = snprintf(buf, size, "%s%s%s:%s", name,
+                             p->mode & MPOL_F_STATIC_NODES ? "=static" : "",
+                             p->mode & MPOL_F_RELATIVE_NODES ? "=relative" : "",
+                             nodes);
+        }
+        if (k < 0 || (size_t) k >= size)
+                return -ENOBUFS;
+        return 0;
+}
+
+unsigned long mempolicy_maxnode(const Mempolicy *p, size_t *ret_words) {
+        size_t words = 0;
+
+        for (size_t w = 0; w < INJECT_NODEMASK_WORDS; w++)
+                if (p->nodemask[w])
+                        words = w + 1;
+        *ret_words = words;
+        return words == 0 ? 0 : words * BITS_PER_WORD + 1;
+}
+
+bool syscall_return_is_restart(long rax) {
+        /* include/linux/errno.h: ERESTARTSYS 512, ERESTARTNOINTR 513,
+         * ERESTARTNOHAND 514, ERESTART_RESTARTBLOCK 516. */
+        return rax == -512 || rax == -513 || rax == -514 || rax == -516;
+}

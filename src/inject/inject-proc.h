@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The pure half of the injector: parsers for /proc text and the decisions
+ * made from it. No I/O here; inject.c reads the files and calls these. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifndef MPOL_DEFAULT
+#include <linux/mempolicy.h>
+#endif
+/* Debian 12's kernel headers predate these (6.9 and 6.4). */
+#ifndef MPOL_WEIGHTED_INTERLEAVE
+#define MPOL_WEIGHTED_INTERLEAVE 6
+#endif
+#ifndef PR_SET_MEMORY_MERGE
+#define PR_SET_MEMORY_MERGE 67
+#define PR_GET_MEMORY_MERGE 68
+#endif
+
+/* Enough for 1024 NUMA nodes, the largest MAX_NUMNODES of common configs. */
+#define INJECT_NODEMASK_WORDS 16
+
+typedef struct ProcStatus {
+        char state;           /* the letter of State:, or 0 when absent */
+        pid_t tgid;
+        pid_t pid;
+        pid_t ppid;
+        pid_t tracer_pid;
+        int seccomp;          /* Seccomp: 0, 1 (strict) or 2 (filter); -1 when absent */
+        int kthread;          /* Kthread: (6.x), -1 when absent */
+} ProcStatus;
+
+typedef enum InjectRefusal {
+        INJECT_REFUSAL_NONE,
+        INJECT_REFUSAL_KERNEL_THREAD,
+        INJECT_REFUSAL_INIT,
+        INJECT_REFUSAL_SELF,
+        INJECT_REFUSAL_EXITING,
+        INJECT_REFUSAL_TRACED,
+        INJECT_REFUSAL_STOPPED,
+        INJECT_REFUSAL_SECCOMP,
+        INJECT_REFUSAL_PTRACE_FORBIDDEN,   /* EPERM from PTRACE_SEIZE, or Yama ptrace_scope 3 */
+        INJECT_REFUSAL_UNSUPPORTED_ARCH,   /* not x86_64, or a 32-bit task on x86_64 */
+        _INJECT_REFUSAL_MAX,
+} InjectRefusal;
+
+typedef struct MapsEntry {
+        uint64_t start;
+        uint64_t end;
+        char perms[5];
+        const char *path;     /* points into the parsed line; "" for anonymous */
+} MapsEntry;
+
+typedef struct Mempolicy {
+        int mode;             /* MPOL_*, with MPOL_F_* flags or'ed in */
+        unsigned long nodemask[INJECT_NODEMASK_WORDS];
+} Mempolicy;
+
+int proc_status_parse(const char *text, ProcStatus *ret);
+int proc_maps_parse_line(const char *line, MapsEntry *ret);
+
+/* The policy column of a numa_maps line: "default", "prefer:1", "interleave:0-1". */
+int numa_maps_policy(const char *line, char *buf, size_t size);
+
+/* Whether a smaps "VmFlags:" line has the two-letter flag (e.g. "mg");
+ * -EINVAL when the line is not a VmFlags line. */
+int smaps_vmflags_has(const char *line, const char *flag);
+
+/* A single task's refusal, from its status. is_leader: the thread group
+ * leader, which also decides for the process (kernel thread, PID 1, us). */
+InjectRefusal inject_refusal_for_status(const ProcStatus *st, pid_t self, bool is_leader);
+const char *inject_refusal_to_string(InjectRefusal r);
+
+/* "default", "local", "preferred:N", "interleave:LIST", "bind:LIST",
+ * "preferred-many:LIST", "weighted-interleave:LIST"; LIST is "0-1,3". */
+int mempolicy_parse(const char *s, Mempolicy *ret);
+/* The spelling numa_maps uses for it (mm/mempolicy.c mpol_to_str). */
+int mempolicy_format_numa_maps(const Mempolicy *p, char *buf, size_t size);
+/* set_mempolicy's maxnode for this mask: one more than the bits passed,
+ * because the kernel reads maxnode - 1 bits. */
+unsigned long mempolicy_maxnode(const Mempolicy *p, size_t *ret_words);
+
+/* x86_64 restart rule, for reporting: is this RAX an in-syscall restart code? */
+bool syscall_return_is_restart(long rax);

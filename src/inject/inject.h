@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Running prctl(PR_SET_MEMORY_MERGE) and set_mempolicy inside another
+ * process, which no syscall can do from outside (DESIGN §7):
+ *
+ *   pidfd_open          guards against PID reuse
+ *   refusals            from /proc/PID/status and each task's status
+ *   PTRACE_SEIZE +      every thread, re-listing /proc/PID/task until no new
+ *   PTRACE_INTERRUPT    thread appears: a stopped thread cannot clone
+ *   inject              through an existing `syscall` instruction (the vDSO's),
+ *                       never patching code; registers saved with
+ *                       PTRACE_GETREGSET and restored exactly
+ *   PTRACE_DETACH       every thread, also on every error path
+ *
+ * The calling thread becomes the tracer. If a thread never reaches a stop
+ * (an uninterruptible sleep longer than the timeout), it cannot be detached
+ * (the kernel detaches only stopped tracees); the report says `stuck`, and
+ * the caller must let the tracing thread exit, which detaches it. That is one
+ * reason to run this in a short-lived helper process. */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "inject-proc.h"
+
+typedef enum InjectOutcome {
+        INJECT_APPLIED,   /* every syscall ran and returned 0 */
+        INJECT_FAILED,    /* an injected syscall returned an error, or ptrace failed: see error */
+        INJECT_REFUSED,   /* see refusal; the process was not touched, or was released untouched */
+        INJECT_VANISHED,  /* the process exited (or its PID was reused) meanwhile: not an error */
+        _INJECT_OUTCOME_MAX,
+} InjectOutcome;
+
+typedef struct InjectRequest {
+        int ksm;                 /* -1: leave alone; 0 or 1: prctl(PR_SET_MEMORY_MERGE, ksm), once */
+        bool set_mempolicy;      /* set_mempolicy(policy) in every thread */
+        Mempolicy mempolicy;
+        uint64_t timeout_usec;   /* for the whole job; 0 means 2 s */
+} InjectRequest;
+
+typedef struct InjectReport {
+        InjectOutcome outcome;
+        InjectRefusal refusal;
+        int error;                 /* negative errno: of ptrace, or of the first failed syscall */
+        long ksm_result;           /* the prctl's return (negative errno); 1 when not run */
+        unsigned threads;          /* threads stopped */
+        unsigned threads_in_syscall;  /* of those, stopped inside an interrupted syscall */
+        unsigned mempolicy_applied;   /* threads whose set_mempolicy returned 0 */
+        long mempolicy_error;      /* the first failed set_mempolicy's return, or 0 */
+        unsigned signals_passed;   /* signal-delivery stops passed on to the target */
+        unsigned retries;          /* injections redone after a signal came first */
+        unsigned list_rounds;      /* /proc/PID/task listings until stable */
+        bool insn_in_place;        /* no vDSO: the `syscall` before a thread's RIP was used */
+        bool stuck;                /* a thread is still attached: let the tracing thread exit */
+} InjectReport;
+
+/* Returns 0 and fills *ret whatever the outcome, or a negative errno for a
+ * bad request. */
+int inject_process(pid_t pid, const InjectRequest *req, InjectReport *ret);
+
+const char *inject_outcome_to_string(InjectOutcome o);
+
+/* Checks, read from /proc: 1 when some mapping has `mg` in its VmFlags. */
+int inject_read_ksm(pid_t pid);
+/* The task policy in /proc/PID/task/TID/numa_maps (its first mapping's
+ * policy column, which is the task's own unless an mbind covers it). */
+int inject_read_task_policy(pid_t pid, pid_t tid, char *buf, size_t size);

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* What the injector tests share: the preflight that decides on a skip (exit
+ * 77, with the reason), and reading a target's state. */
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "inject-proc.h"
+
+#define EXIT_SKIP 77
+
+__attribute__((format(printf, 1, 2)))
+static inline void skip(const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        printf("SKIP: ");
+        vprintf(fmt, ap);
+        printf("\n");
+        va_end(ap);
+        exit(EXIT_SKIP);
+}
+
+/* Whether this machine lets us ptrace a child and open pidfds. */
+static inline void preflight_ptrace(void) {
+#if !defined(__x86_64__)
+        skip("the injector supports x86_64 only");
+#endif
+        int fd = (int) syscall(SYS_pidfd_open, getpid(), 0);
+        if (fd < 0)
+                skip("pidfd_open: %s", strerror(errno));
+        close(fd);
+
+        pid_t child = fork();
+        if (child < 0)
+                skip("fork: %s", strerror(errno));
+        if (child == 0) {
+                pause();
+                _exit(0);
+        }
+        int r = ptrace(PTRACE_SEIZE, child, 0, 0) < 0 ? errno : 0;
+        kill(child, SIGKILL);
+        waitpid(child, NULL, __WALL);
+        if (r != 0)
+                skip("PTRACE_SEIZE of a child: %s (CAP_SYS_PTRACE or Yama ptrace_scope)", strerror(r));
+}
+
+/* Runs fn in a throwaway child: its result, or -errno. */
+static inline int in_child(int (*fn)(void)) {
+        pid_t child = fork();
+        int status;
+
+        if (child == 0)
+                _exit(fn() < 0 ? 1 : 0);
+        if (child < 0 || waitpid(child, &status, 0) < 0)
+                return -errno;
+        return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+static inline int try_ksm(void) {
+        return prctl(PR_SET_MEMORY_MERGE, 1, 0, 0, 0);
+}
+
+static inline int try_mempolicy(void) {
+        unsigned long mask = 1;
+        return (int) syscall(SYS_set_mempolicy, MPOL_PREFERRED, &mask, 65UL);
+}
+
+static inline int read_target_status(pid_t pid, ProcStatus *ret) {
+        char path[64], buf[4096];
+        FILE *f;
+        size_t n;
+
+        snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
+        f = fopen(path, "re");
+        if (!f)
+                return -errno;
+        n = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        return proc_status_parse(buf, ret);
+}
