@@ -62,6 +62,15 @@ int inject_process(pid_t pid, const InjectRequest *req, InjectReport *ret);
 
 const char *inject_outcome_to_string(InjectOutcome o);
 
+typedef struct InjectQuery {
+        char exe[4096];      /* "" for none (a kernel thread) */
+        int ksm;             /* 1 when some mapping has `mg`, 0 none, -1 unreadable */
+        char mempolicy[300]; /* the task policy of every thread, or "mixed"; "" unreadable */
+} InjectQuery;
+
+/* What the process has now, read from /proc; -ESRCH once it is gone. */
+int inject_query(pid_t pid, InjectQuery *ret);
+
 /* Checks, read from /proc: 1 when some mapping has `mg` in its VmFlags. */
 int inject_read_ksm(pid_t pid);
 /* The task policy in /proc/PID/task/TID/numa_maps (its first mapping's
