@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cgroup-apply.h"
+#include "fileio.h"
 #include "inject-client.h"
 #include "inject-proc.h"
 #include "log.h"
@@ -43,6 +44,9 @@ struct ProcessWatch {
         unsigned calls_in_flight;
         unsigned generation;          /* bumped when what is wanted may have changed */
         bool active;                  /* some loaded group sets KSM= or NUMAPolicy= */
+        bool startup_done;            /* units listed and read: records nobody placed can be decided */
+        bool check_unplaced;          /* after the scans queued now */
+        char *state_path;             /* what policyd set in which process, across its restarts */
         bool injector_missing_logged;
         char *socket_path;
 };
@@ -83,6 +87,41 @@ static void record_free(void *p) {
 
 static bool record_holds_something(const ProcessRecord *r) {
         return r->applied.ksm == 1 || (r->applied.mempolicy && !streq(r->applied.mempolicy, "default"));
+}
+
+/* ---- the record file ---- */
+
+/* "PID STARTTIME KSM MEMPOLICY" per process that holds something policyd
+ * set, or is about to: written ahead of each injection, so that a policyd
+ * killed in between still knows what to take back. A value the injection
+ * never set is no harm there: undo happens only where the process still
+ * has what the record says. */
+static void save_records(ProcessWatch *w) {
+        g_autoptr(GString) text = g_string_new(NULL);
+        GHashTableIter it;
+        gpointer value;
+        int k;
+
+        if (w->manager->dry_run)
+                return;
+        g_hash_table_iter_init(&it, w->records);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                const ProcessRecord *r = value;
+                bool injecting = r->call && !r->call_is_query;
+                int ksm = injecting && r->step.ksm >= 0 ? r->step.ksm : r->applied.ksm;
+                const char *mempolicy = injecting && r->step.mempolicy ? r->step.mempolicy : r->applied.mempolicy;
+
+                if (ksm != 1 && (!mempolicy || streq(mempolicy, "default")) && !record_holds_something(r))
+                        continue;
+                g_string_append_printf(text, "%d %" G_GUINT64_FORMAT " %d %s\n", (int) r->pid, r->start_time, ksm,
+                                       mempolicy ?: "-");
+        }
+        if (text->len == 0)
+                k = unlink(w->state_path) < 0 && errno != ENOENT ? negative_errno() : 0;
+        else
+                k = write_file_atomic(w->state_path, text->str, 0600, WRITE_FILE_SYNC);
+        if (k < 0)
+                log_warning_errno(k, "Failed to write %s: %m", w->state_path);
 }
 
 /* ---- /proc ---- */
@@ -196,9 +235,15 @@ static void set_outcome(ProcessRecord *r, ProcessMethod method, char *detail) {
 }
 
 static void forget_record(ProcessWatch *w, ProcessRecord *r) {
-        if (r->call) /* freed with the record, unanswered */
+        bool held = record_holds_something(r) || (r->call && !r->call_is_query);
+
+        if (r->call) { /* freed with the record, unanswered */
                 w->calls_in_flight--;
+                manager_call_finished(w->manager);
+        }
         g_hash_table_remove(w->records, GINT_TO_POINTER(r->pid));
+        if (held)
+                save_records(w);
 }
 
 static int record_pid_compare(const void *a, const void *b) {
@@ -349,6 +394,7 @@ static void on_injected(ProcessWatch *w, ProcessRecord *r, const InjectReply *re
                             r->exe ?: "?", r->detail);
         }
         process_step_clear(&r->step);
+        save_records(w);
         if (!record_holds_something(r) && !record_subject(w, r))
                 forget_record(w, r);
 }
@@ -367,6 +413,7 @@ static void on_call_done(InjectCall *call, const InjectReply *reply, int error, 
                         break;
                 }
         w->calls_in_flight--;
+        manager_call_finished(w->manager);
         if (!r) { /* cannot happen: a record frees its call */
                 inject_call_free(call);
                 start_next_calls(w);
@@ -388,6 +435,7 @@ static void on_call_done(InjectCall *call, const InjectReply *reply, int error, 
                             error < 0 ? g_strdup_printf("the injector did not answer: %s", g_strerror(-error))
                                       : g_strdup_printf("the injector refused the request: %s", strempty(reply->error)));
                 process_step_clear(&r->step);
+                save_records(w);
         } else if (r->call_is_query) {
                 if (streq(reply->outcome, "vanished"))
                         forget_record(w, r);
@@ -421,6 +469,9 @@ static int start_call(ProcessWatch *w, ProcessRecord *r) {
         if (k < 0)
                 return k;
         w->calls_in_flight++;
+        manager_call_started(w->manager);
+        if (!r->call_is_query)
+                save_records(w); /* ahead of the change */
         return 0;
 }
 
@@ -566,6 +617,25 @@ static int on_scan(sd_event_source *source, void *userdata) {
         g_hash_table_iter_init(&it, scans);
         while (g_hash_table_iter_next(&it, &key, NULL))
                 scan_subject(w, key);
+
+        /* Records from before a restart that no scan placed: their process
+         * is where no group wants anything now, or gone. */
+        if (w->check_unplaced && g_hash_table_size(w->scans) == 0) {
+                w->check_unplaced = false;
+                g_autoptr(GPtrArray) unplaced = g_ptr_array_new();
+                gpointer value;
+                g_hash_table_iter_init(&it, w->records);
+                while (g_hash_table_iter_next(&it, NULL, &value))
+                        if (!((ProcessRecord *) value)->subject && !((ProcessRecord *) value)->call)
+                                g_ptr_array_add(unplaced, value);
+                for (guint i = 0; i < unplaced->len; i++) {
+                        ProcessRecord *r = g_ptr_array_index(unplaced, i);
+                        if (record_is_stale(r))
+                                forget_record(w, r);
+                        else
+                                decide(w, r);
+                }
+        }
         return 0;
 }
 
@@ -717,6 +787,8 @@ void process_watch_policies_changed(ProcessWatch *w) {
                 return;
         w->active = policy_set_has_process_knobs(w->manager->policies);
         w->generation++;
+        if (!w->startup_done)
+                return; /* the units are not known yet */
         /* Every subject is applied after a reload; records without one are
          * looked at here. */
         g_hash_table_iter_init(&it, w->records);
@@ -725,6 +797,49 @@ void process_watch_policies_changed(ProcessWatch *w) {
                 if (!r->subject && !record_is_stale(r))
                         decide(w, r);
         }
+}
+
+void process_watch_startup_converged(ProcessWatch *w) {
+        if (!w || w->startup_done)
+                return;
+        w->startup_done = true;
+        w->check_unplaced = true;
+        (void) sd_event_source_set_enabled(w->scan_defer, SD_EVENT_ONESHOT);
+}
+
+static void load_records(ProcessWatch *w) {
+        g_autofree char *text = NULL;
+        g_auto(GStrv) lines = NULL;
+        unsigned loaded = 0;
+
+        if (!g_file_get_contents(w->state_path, &text, NULL, NULL))
+                return;
+        lines = g_strsplit(text, "\n", -1);
+        for (char **l = lines; *l; l++) {
+                g_auto(GStrv) f = g_strsplit(*l, " ", -1);
+                uint64_t t;
+
+                if (g_strv_length(f) != 4)
+                        continue;
+                pid_t pid = (pid_t) g_ascii_strtoll(f[0], NULL, 10);
+                uint64_t start = g_ascii_strtoull(f[1], NULL, 10);
+                if (pid <= 0 || read_start_time(pid, &t) < 0 || t != start)
+                        continue; /* exited while policyd was not running */
+                ProcessRecord *r = g_new0(ProcessRecord, 1);
+                r->pid = pid;
+                r->start_time = start;
+                r->pidfd = -1;
+                r->step.ksm = -1;
+                r->applied.ksm = (int) g_ascii_strtoll(f[2], NULL, 10) == 1 ? 1 : -1;
+                r->applied.mempolicy = streq(f[3], "-") ? NULL : g_strdup(f[3]);
+                r->method = PROCESS_INJECTED;
+                r->detail = g_strdup("set by policyd before it restarted");
+                r->generation = 0;
+                g_hash_table_replace(w->records, GINT_TO_POINTER(pid), r);
+                loaded++;
+        }
+        if (loaded > 0)
+                log_info("%u running processes hold values policyd set before it restarted.", loaded);
 }
 
 GPtrArray *process_watch_records(ProcessWatch *w, const char *key) {
@@ -766,6 +881,8 @@ int process_watch_new(Manager *m, ProcessWatch **ret) {
         w->scans = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         w->waiting = g_queue_new();
         w->generation = 1;
+        w->state_path = g_build_filename(m->state_dir, "processes", NULL);
+        load_records(w);
 
         k = sd_event_add_io(m->event, &w->inotify_source, w->inotify_fd, EPOLLIN, on_inotify, w);
         if (k >= 0)
@@ -794,6 +911,7 @@ ProcessWatch *process_watch_free(ProcessWatch *w) {
                 g_queue_free(w->waiting);
         safe_close(w->inotify_fd);
         g_free(w->socket_path);
+        g_free(w->state_path);
         g_free(w);
         return NULL;
 }

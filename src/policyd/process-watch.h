@@ -67,6 +67,11 @@ void process_watch_subject_applied(ProcessWatch *w, Subject *s);
 /* The subject lost its cgroup, or is going away. */
 void process_watch_subject_gone(ProcessWatch *w, const char *key);
 
+/* Startup converged (the first complete listing of units, and their
+ * reads): records from before a restart that no member cgroup holds can be
+ * decided now. */
+void process_watch_startup_converged(ProcessWatch *w);
+
 /* Records of one subject (key), or of all (NULL), sorted by PID. The
  * array holds borrowed pointers. */
 GPtrArray *process_watch_records(ProcessWatch *w, const char *key);
