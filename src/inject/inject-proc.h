@@ -9,20 +9,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#ifndef MPOL_DEFAULT
-#include <linux/mempolicy.h>
-#endif
-/* Debian 12's kernel headers predate these (6.9 and 6.4). */
-#ifndef MPOL_WEIGHTED_INTERLEAVE
-#define MPOL_WEIGHTED_INTERLEAVE 6
-#endif
-#ifndef PR_SET_MEMORY_MERGE
-#define PR_SET_MEMORY_MERGE 67
-#define PR_GET_MEMORY_MERGE 68
-#endif
+/* Mempolicy, its parser and its numa_maps spelling, and the MPOL_* and
+ * PR_SET_MEMORY_MERGE values Debian 12's headers lack, live in
+ * src/shared/mempolicy.h: policyctl exec sets the same policies itself. */
+#include "mempolicy.h"
 
-/* Enough for 1024 NUMA nodes, the largest MAX_NUMNODES of common configs. */
-#define INJECT_NODEMASK_WORDS 16
+#define INJECT_NODEMASK_WORDS MEMPOLICY_NODEMASK_WORDS
 
 typedef struct ProcStatus {
         char state;           /* the letter of State:, or 0 when absent */
@@ -55,11 +47,6 @@ typedef struct MapsEntry {
         const char *path;     /* points into the parsed line; "" for anonymous */
 } MapsEntry;
 
-typedef struct Mempolicy {
-        int mode;             /* MPOL_*, with MPOL_F_* flags or'ed in */
-        unsigned long nodemask[INJECT_NODEMASK_WORDS];
-} Mempolicy;
-
 int proc_status_parse(const char *text, ProcStatus *ret);
 int proc_maps_parse_line(const char *line, MapsEntry *ret);
 
@@ -74,15 +61,6 @@ int smaps_vmflags_has(const char *line, const char *flag);
  * leader, which also decides for the process (kernel thread, PID 1, us). */
 InjectRefusal inject_refusal_for_status(const ProcStatus *st, pid_t self, bool is_leader);
 const char *inject_refusal_to_string(InjectRefusal r);
-
-/* "default", "local", "preferred:N", "interleave:LIST", "bind:LIST",
- * "preferred-many:LIST", "weighted-interleave:LIST"; LIST is "0-1,3". */
-int mempolicy_parse(const char *s, Mempolicy *ret);
-/* The spelling numa_maps uses for it (mm/mempolicy.c mpol_to_str). */
-int mempolicy_format_numa_maps(const Mempolicy *p, char *buf, size_t size);
-/* set_mempolicy's maxnode for this mask: one more than the bits passed,
- * because the kernel reads maxnode - 1 bits. */
-unsigned long mempolicy_maxnode(const Mempolicy *p, size_t *ret_words);
 
 /* x86_64 restart rule, for reporting: is this RAX an in-syscall restart code? */
 bool syscall_return_is_restart(long rax);
