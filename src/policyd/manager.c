@@ -141,11 +141,25 @@ void manager_forget_unit(Manager *m, const char *unit) {
          * grow with units that never come back). */
         subject_forget_cgroup(s);
         process_watch_subject_gone(m->processes, unit);
-        if (streq_ptr(g_hash_table_lookup(s->unit_properties, "Transient"), "yes") && s->property_records->len > 0) {
+        bool transient = streq_ptr(g_hash_table_lookup(s->unit_properties, "Transient"), "yes");
+        if (transient && s->property_records->len > 0) {
                 log_context(LOG_DEBUG, 0, unit, NULL, NULL, 0,
                             "Transient unit gone, and its runtime properties with it: dropping their records");
                 g_ptr_array_set_size(s->property_records, 0);
                 subject_save(s);
+        }
+        /* A transient unit never comes back: a unit of the same name later
+         * is another one (policyctl exec names its scopes after its PID),
+         * and must not inherit this one's runtime groups. */
+        bool had_assignments = transient && g_hash_table_remove(m->assignments, unit);
+        bool had_exclusions = transient && g_hash_table_remove(m->exclusions, unit);
+        if (had_assignments || had_exclusions) {
+                log_context(LOG_DEBUG, 0, unit, NULL, NULL, 0, "Transient unit gone: dropping its runtime assignments");
+                if (!m->dry_run) {
+                        int r = state_save_assignments(m->state_dir, m->assignments, m->exclusions);
+                        if (r < 0)
+                                log_warning_errno(r, "Failed to save runtime assignments to %s: %m", m->state_dir);
+                }
         }
         g_hash_table_remove(m->subjects, unit);
 }
