@@ -10,6 +10,7 @@
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(sd_bus, sd_bus_flush_close_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(sd_bus_message, sd_bus_message_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(sd_bus_creds, sd_bus_creds_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(sd_bus_slot, sd_bus_slot_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(sd_event, sd_event_unref)
 
 /* The keys of a hash table in a new array (glib 2.76 has this built in). */

@@ -279,7 +279,7 @@ static bool method_changes_state(const char *method) {
 }
 
 /* Prints what went wrong with a call, once, and returns the exit code. */
-static int report_call_error(const char *verb, const char *method, const sd_bus_error *error, int r) {
+int report_call_error(const char *verb, const char *method, const sd_bus_error *error, int r) {
         const char *message = error->message ? error->message : g_strerror(-r);
 
         if (sd_bus_error_has_names(error, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER) ||
@@ -332,7 +332,7 @@ static int report_call_error(const char *verb, const char *method, const sd_bus_
         return EXIT_ERRORS;
 }
 
-static int connect_system_bus(sd_bus **ret) {
+int connect_system_bus(sd_bus **ret) {
         g_autoptr(sd_bus) bus = NULL;
         int r;
 
@@ -347,8 +347,8 @@ static int connect_system_bus(sd_bus **ret) {
 
 /* Calls a method of policyd. Returns 0 with the reply, or a negative errno
  * with *error set; prints nothing. */
-static int call_raw(sd_bus *bus, const char *interface, const char *method, sd_bus_error *error,
-                    sd_bus_message **ret_reply, const char *types, ...) {
+int call_raw(sd_bus *bus, const char *interface, const char *method, sd_bus_error *error,
+             sd_bus_message **ret_reply, const char *types, ...) {
         va_list ap;
         int r;
 
@@ -359,8 +359,8 @@ static int call_raw(sd_bus *bus, const char *interface, const char *method, sd_b
 }
 
 /* Calls a method of policyd, and reports a failure. Returns an exit code. */
-static int call(sd_bus *bus, const char *verb, const char *interface, const char *method,
-                sd_bus_message **ret_reply, const char *types, ...) {
+int call(sd_bus *bus, const char *verb, const char *interface, const char *method,
+         sd_bus_message **ret_reply, const char *types, ...) {
         sd_bus_error error = SD_BUS_ERROR_NULL;
         va_list ap;
         int r, code = EXIT_OK;
@@ -374,7 +374,7 @@ static int call(sd_bus *bus, const char *verb, const char *interface, const char
         return code;
 }
 
-static int bad_reply(const char *method, int r) {
+int bad_reply(const char *method, int r) {
         fprintf(stderr, "Unexpected reply from policyd to %s: %s\n", method, g_strerror(-r));
         return EXIT_ERRORS;
 }
@@ -757,7 +757,6 @@ int verb_show(int argc, char **argv) {
 
 /* ---- explain ---- */
 
-enum { KNOB_NAME, KNOB_REQUESTED, KNOB_EFFECTIVE, KNOB_BACKEND, KNOB_GROUP, KNOB_SOURCE, KNOB_NOTE, _KNOB_FIELDS };
 
 /* On a terminal too narrow for the notes, they follow the table in full. */
 static const TableColumn knob_columns[_KNOB_FIELDS] = {
@@ -928,6 +927,31 @@ static void print_explain_text(const char *unit, const char *cgroup, const GPtrA
         print_processes_text(processes);
 }
 
+int read_explain_reply(sd_bus_message *reply, const char **ret_unit, const char **ret_cgroup, GPtrArray *groups,
+                       GPtrArray *knobs) {
+        const char *group, *source, *f[_KNOB_FIELDS];
+        int r;
+
+        r = sd_bus_message_read(reply, "ss", ret_unit, ret_cgroup);
+        if (r >= 0)
+                r = sd_bus_message_enter_container(reply, 'a', "(ss)");
+        while (r >= 0 && (r = sd_bus_message_read(reply, "(ss)", &group, &source)) > 0) {
+                g_ptr_array_add(groups, g_strdup(group));
+                g_ptr_array_add(groups, g_strdup(source));
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_enter_container(reply, 'a', "(sssssss)");
+        while (r >= 0 && (r = sd_bus_message_read(reply, "(sssssss)", &f[0], &f[1], &f[2], &f[3], &f[4], &f[5],
+                                                  &f[6])) > 0)
+                for (size_t i = 0; i < _KNOB_FIELDS; i++)
+                        g_ptr_array_add(knobs, g_strdup(f[i]));
+        if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
+        return r < 0 ? r : 0;
+}
+
 /* A unit may be named by an alias; policyd knows it by systemd's Id, as
  * systemctl does. Anything else, or a unit systemd has not loaded, is
  * passed on as it is. */
@@ -957,8 +981,7 @@ int verb_explain(int argc, char **argv) {
         g_autoptr(GPtrArray) groups = g_ptr_array_new_with_free_func(g_free);
         g_autoptr(GPtrArray) knobs = g_ptr_array_new_with_free_func(g_free);
         g_autoptr(GPtrArray) processes = g_ptr_array_new_with_free_func(g_free);
-        const char *unit, *cgroup, *group, *source;
-        const char *f[_KNOB_FIELDS];
+        const char *unit, *cgroup;
         int r, code;
 
         if (argc != 2) {
@@ -974,23 +997,7 @@ int verb_explain(int argc, char **argv) {
         if (code != EXIT_OK)
                 return code;
 
-        r = sd_bus_message_read(reply, "ss", &unit, &cgroup);
-        if (r >= 0)
-                r = sd_bus_message_enter_container(reply, 'a', "(ss)");
-        while (r >= 0 && (r = sd_bus_message_read(reply, "(ss)", &group, &source)) > 0) {
-                g_ptr_array_add(groups, g_strdup(group));
-                g_ptr_array_add(groups, g_strdup(source));
-        }
-        if (r >= 0)
-                r = sd_bus_message_exit_container(reply);
-        if (r >= 0)
-                r = sd_bus_message_enter_container(reply, 'a', "(sssssss)");
-        while (r >= 0 && (r = sd_bus_message_read(reply, "(sssssss)", &f[0], &f[1], &f[2], &f[3], &f[4], &f[5],
-                                                  &f[6])) > 0)
-                for (size_t i = 0; i < _KNOB_FIELDS; i++)
-                        g_ptr_array_add(knobs, g_strdup(f[i]));
-        if (r >= 0)
-                r = sd_bus_message_exit_container(reply);
+        r = read_explain_reply(reply, &unit, &cgroup, groups, knobs);
         if (r < 0)
                 return bad_reply("Explain", r);
         r = read_processes(bus, target, processes);

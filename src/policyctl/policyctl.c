@@ -43,7 +43,11 @@ static void help(void) {
                "  assign TARGET GROUP     Put a unit, cgroup or PID's cgroup in a group at\n"
                "                          runtime (needs root)\n"
                "  unassign TARGET GROUP   Take it out again (needs root)\n"
-               "  reload                  Make policyd re-read the policy files (needs root)\n\n"
+               "  reload                  Make policyd re-read the policy files (needs root)\n"
+               "  exec --group=GROUP [OPTIONS...] -- CMD [ARGS...]\n"
+               "                          Run CMD in a new scope in GROUP, with the group's\n"
+               "                          KSM= and NUMAPolicy= set (needs root; see\n"
+               "                          'policyctl exec --help')\n\n"
                "Options:\n"
                "  -h --help               Show this help\n"
                "     --version            Show the version\n"
@@ -57,7 +61,9 @@ static void help(void) {
                "  1  Errors found, or the command failed (for example an unknown group)\n"
                "  2  Usage error\n"
                "  3  policyd is not running, or did not answer\n"
-               "  4  Permission denied: assign, unassign and reload need root\n\n"
+               "  4  Permission denied: assign, unassign, reload and exec need root\n"
+               "  exec exits with CMD's status once CMD runs; 126 or 127 when it cannot be\n"
+               "  run or is not found\n\n"
                "See policyctl(1) and policy.d(5).\n");
 }
 
@@ -516,21 +522,44 @@ static const Verb verbs[] = {
         { "assign", verb_assign, true },
         { "unassign", verb_unassign, true },
         { "reload", verb_reload, true },
+        { "exec", verb_exec, true },
 };
 
-int main(int argc, char **argv) {
-        enum { ARG_VERSION = 0x100, ARG_ROOT, ARG_JSON, ARG_DAEMON_RELOAD };
-        static const struct option options[] = {
-                { "help", no_argument, NULL, 'h' },
-                { "version", no_argument, NULL, ARG_VERSION },
-                { "root", required_argument, NULL, ARG_ROOT },
-                { "json", no_argument, NULL, ARG_JSON },
-                { "daemon-reload", no_argument, NULL, ARG_DAEMON_RELOAD },
-                {},
-        };
-        int c;
+enum { ARG_VERSION = 0x100, ARG_ROOT, ARG_JSON, ARG_DAEMON_RELOAD };
+static const struct option options[] = {
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, ARG_VERSION },
+        { "root", required_argument, NULL, ARG_ROOT },
+        { "json", no_argument, NULL, ARG_JSON },
+        { "daemon-reload", no_argument, NULL, ARG_DAEMON_RELOAD },
+        {},
+};
 
-        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
+/* Options may come after the command, but not after "exec": what follows
+ * it is exec's, and after "--" the command's own. The index of "exec" when
+ * it is the command, or 0: found as getopt finds the command, without
+ * reordering argv, and quietly (the full parse reports errors). */
+static int exec_verb_index(int argc, char **argv) {
+        int c, position = 0;
+
+        optind = 0;
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, "+h", options, NULL)) >= 0)
+                if (c == '?')
+                        goto done;
+        if (optind < argc && streq(argv[optind], "exec"))
+                position = optind;
+done:
+        optind = 0;
+        opterr = 1;
+        return position;
+}
+
+int main(int argc, char **argv) {
+        int c, exec_index = exec_verb_index(argc, argv);
+
+        /* Only policyctl's options before "exec" are policyctl's. */
+        while ((c = getopt_long(exec_index > 0 ? exec_index : argc, argv, "h", options, NULL)) >= 0)
                 switch (c) {
                 case 'h':
                         help();
@@ -559,6 +588,8 @@ int main(int argc, char **argv) {
                         return EXIT_USAGE;
                 }
 
+        if (exec_index > 0)
+                optind = exec_index;
         if (optind >= argc) {
                 fprintf(stderr, "No command given. See 'policyctl --help'.\n");
                 return EXIT_USAGE;

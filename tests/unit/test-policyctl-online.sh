@@ -136,6 +136,10 @@ expect "status without policyd exits 3 and says how to start it" 3 \
         "$policyctl" status
 expect "explain without policyd exits 3" 3 "policyd is not running" "$policyctl" explain "$child"
 expect "assign without policyd exits 3" 3 "policyd is not running" "$policyctl" assign "$child" alpha
+expect "exec without policyd exits 3, and runs nothing" 3 "policyd is not running" \
+        "$policyctl" exec --group=alpha -- touch "$tmp/exec-ran"
+[ ! -e "$tmp/exec-ran" ] && ok "exec without policyd did not run the command" \
+        || not_ok "exec without policyd did not run the command"
 expect "without a system bus, status exits 3" 3 "Cannot connect to the system bus" \
         env DBUS_SYSTEM_BUS_ADDRESS="unix:path=$tmp/none" "$policyctl" status
 
@@ -365,6 +369,15 @@ expect "assign with three arguments exits 2" 2 "assign needs two arguments" "$po
 expect "unassign with one argument exits 2" 2 "unassign needs two arguments" "$policyctl" unassign "$child"
 expect "unassign with three arguments exits 2" 2 "unassign needs two arguments" "$policyctl" unassign "$child" a b
 expect "reload with an argument exits 2" 2 "reload takes no arguments" "$policyctl" reload now
+expect "exec without --group exits 2" 2 "^exec needs --group=GROUP" "$policyctl" exec -- true
+expect "exec without -- exits 2 and names the command" 2 "^exec needs '--' before the command: .* -- true" \
+        "$policyctl" exec --group=alpha true
+expect "exec of a group that is not loaded exits 1" 1 "^No policy group 'nosuch' is loaded\.$" \
+        "$policyctl" exec --group=nosuch -- touch "$tmp/exec-ran"
+# No systemd on this bus: the scope cannot be made, and nothing runs.
+expect "exec where systemd cannot start the scope exits 1" 1 "^Failed to start transient scope policyctl-exec-" \
+        "$policyctl" exec --group=alpha -- touch "$tmp/exec-ran"
+[ ! -e "$tmp/exec-ran" ] && ok "exec that failed ran nothing" || not_ok "exec that failed ran nothing"
 expect "--root with assign exits 2" 2 "^--root is for the offline commands.*'assign'" \
         "$policyctl" --root / assign "$child" alpha
 expect "--root with reload exits 2" 2 "^--root is for the offline commands.*'reload'" "$policyctl" reload --root=/
@@ -399,6 +412,11 @@ if as_nobody "$policyctl" --version > /dev/null 2>&1; then
                 policyctl_nobody unassign "$child" nosuch
         expect "a usage error by an unprivileged user is still 2" 2 "assign needs two arguments" \
                 policyctl_nobody assign alpha
+        expect "exec by an unprivileged user exits 4 before making a scope" 4 \
+                "^Permission denied: 'policyctl exec' puts a new scope in group alpha" \
+                policyctl_nobody exec --group=alpha -- true
+        expect "exec of a group that is not loaded, by an unprivileged user, exits 1" 1 "^No policy group 'nosuch' is loaded" \
+                policyctl_nobody exec --group=nosuch -- true
 fi
 
 # --- a hung daemon, then none

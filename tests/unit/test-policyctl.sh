@@ -97,6 +97,17 @@ bad "--root naming a file" 2 "--root=$tmp/plain-file: not a directory" --root "$
 bad "--root that does not exist, for verify" 2 "not a directory" --root "$tmp/none" verify
 bad "list with an argument" 2 "list takes no arguments" list extra
 bad "parse without a file" 2 "parse" parse
+bad "exec without --group" 2 "^exec needs --group=GROUP" exec -- true
+bad "exec without --" 2 "^exec needs '--' before the command: policyctl exec --group=g -- sleep" exec --group=g sleep 1
+bad "exec without a command" 2 "^exec needs a command after '--'" exec --group=g --
+bad "exec with a group name that cannot be" 2 "^--group=\.\./x: group name must start" exec --group=../x -- true
+bad "exec with a unit that is not a scope" 2 "^--unit=x\.service: must be a \.scope unit" exec --group=g --unit=x.service -- true
+bad "exec with --root" 2 "^--root is for the offline commands.*'exec'" --root=/ exec --group=g -- true
+bad "exec with --json" 2 "^exec prints no JSON" --json exec --group=g -- true
+bad "policyctl's options after exec are exec's" 2 "^exec: unknown option '--json'" exec --json --group=g -- true
+out=$("$policyctl" exec --help); rc=$?
+[ $rc = 0 ] && grep -q "^policyctl exec --group=GROUP" <<< "$out" && ok "exec --help exits 0" \
+        || not_ok "exec --help exits 0" "exit $rc" "$out"
 bad "cat-config of a group that is not there" 1 "No policy group 'nosuch' found" cat-config nosuch
 bad "cat-config of a path-like group name" 1 "No policy group '\.\./\.\./etc/passwd' found" cat-config ../../etc/passwd
 # verify and parse print the problems they find on stdout: they are the result.
