@@ -224,19 +224,6 @@ static int start_scope(sd_bus *bus, const ExecArguments *a, char **ret_unit) {
 
 /* ---- 4. policyd has applied the group ---- */
 
-/* Whether a row of Explain's table shows its value in the kernel. Rows of
- * process-level (exec-time) and not-enforceable settings have nothing to
- * wait for; a limit that a parent caps is as applied as it gets. */
-static bool explain_row_applied(const char *const *k) {
-        const char *backend = k[KNOB_BACKEND];
-
-        if (streq(backend, "xattr"))
-                return streq(k[KNOB_EFFECTIVE], k[KNOB_REQUESTED]);
-        if (streq(backend, "cgroup-file") || streq(backend, "systemd-property"))
-                return !isempty(k[KNOB_EFFECTIVE]) && !g_str_has_prefix(k[KNOB_NOTE], "the kernel has");
-        return true;
-}
-
 typedef struct ScopeState {
         char *cgroup;
         GPtrArray *groups;  /* char*: the scope's groups */
@@ -284,7 +271,7 @@ static int scope_state_read(sd_bus *bus, const char *unit, const char *group, Sc
         }
         for (guint i = 0; i < knobs->len; i += _KNOB_FIELDS) {
                 const char *const *k = (const char *const *) knobs->pdata + i;
-                if (!explain_row_applied(k))
+                if (!exec_explain_row_applied(k[KNOB_BACKEND], k[KNOB_REQUESTED], k[KNOB_EFFECTIVE], k[KNOB_NOTE]))
                         g_ptr_array_add(st->pending, g_strdup_printf("%s is %s, not %s", k[KNOB_NAME],
                                                                      isempty(k[KNOB_EFFECTIVE]) ? "unset"
                                                                                                : k[KNOB_EFFECTIVE],
