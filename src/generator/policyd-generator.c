@@ -24,11 +24,14 @@
 #include "diagnostics.h"
 #include "log.h"
 #include "policy-load.h"
-#include "process-knobs.h"
 #include "resolve.h"
 #include "unit-file.h"
 #include "unit-lookup.h"
 #include "util.h"
+
+#ifndef PR_GET_MEMORY_MERGE
+#define PR_GET_MEMORY_MERGE 68 /* Linux 6.4 */
+#endif
 
 #define DROPIN_FILE GENERATOR_DROPIN_FILE /* policyd knows its drop-ins by this name */
 
@@ -580,6 +583,13 @@ static bool nodes_available(const Output *o, const NumaNodeMask *m) {
         return true;
 }
 
+static unsigned nodes_count(const NumaNodeMask *m) {
+        unsigned count = 0;
+        for (unsigned n = 0; n < NUMA_NODES_MAX; n++)
+                count += numa_node_mask_test(m, n);
+        return count;
+}
+
 
 /* NUMAPolicy= and NUMAMask=. systemd fails the unit's start when
  * set_mempolicy() refuses the pair, so only pairs that work are written. */
@@ -587,7 +597,6 @@ static void out_numa_policy(Output *o, const ResolvedKnob *policy, const Resolve
         NumaPolicy p = policy->value.numa_policy;
         const NumaNodeMask *mask = nodes->set ? &nodes->value.numa_nodes : NULL;
         bool with_mask = false;
-        const char *refusal = NULL;
 
         if (!o->exec) {
                 out_source(o, policy, KNOB_NUMA_POLICY,
@@ -595,21 +604,37 @@ static void out_numa_policy(Output *o, const ResolvedKnob *policy, const Resolve
                 return;
         }
 
-        if (p == NUMA_POLICY_WEIGHTED_INTERLEAVE) {
+        switch (p) {
+        case NUMA_POLICY_DEFAULT:
+        case NUMA_POLICY_LOCAL:
+                break;
+        case NUMA_POLICY_PREFERRED:
+                /* Without nodes, "preferred" means the local node. systemd
+                 * 257 has no preferred-many: one node at most. */
+                if (mask && nodes_count(mask) != 1) {
+                        out_source(o, policy, KNOB_NUMA_POLICY, "preferred takes exactly one node in NUMANodes=");
+                        warn_knob(o, policy, KNOB_NUMA_POLICY,
+                                  "systemd takes exactly one node for NUMAPolicy=preferred, and NUMANodes= has more");
+                        return;
+                }
+                with_mask = mask != NULL;
+                break;
+        case NUMA_POLICY_BIND:
+        case NUMA_POLICY_INTERLEAVE:
+                if (!mask) {
+                        out_source(o, policy, KNOB_NUMA_POLICY, "no NUMANodes= to go with it");
+                        warn_knob(o, policy, KNOB_NUMA_POLICY, "no group sets NUMANodes= for it");
+                        return;
+                }
+                with_mask = true;
+                break;
+        case NUMA_POLICY_WEIGHTED_INTERLEAVE:
+        default:
                 /* systemd's mpol table has default, preferred, bind, interleave
                  * and local up to at least v257; weighted-interleave came later. */
                 out_source(o, policy, KNOB_NUMA_POLICY, "systemd has no weighted-interleave NUMAPolicy=");
                 warn_knob(o, policy, KNOB_NUMA_POLICY,
                           "systemd (up to at least 257) has no weighted-interleave NUMAPolicy=; it is not applied");
-                return;
-        }
-        /* The pairs set_mempolicy() takes, as policyctl exec reads them too. */
-        if (numa_policy_takes_nodes(p, mask, &with_mask, &refusal) < 0) {
-                out_source(o, policy, KNOB_NUMA_POLICY, refusal);
-                warn_knob(o, policy, KNOB_NUMA_POLICY,
-                          p == NUMA_POLICY_PREFERRED
-                                  ? "systemd takes exactly one node for NUMAPolicy=preferred, and NUMANodes= has more"
-                                  : "no group sets NUMANodes= for it");
                 return;
         }
 

@@ -158,11 +158,3 @@ char *exec_default_description(char *const *command) {
                         *p = ' ';
         return s;
 }
-
-bool exec_explain_row_applied(const char *backend, const char *requested, const char *effective, const char *note) {
-        if (streq(backend, "xattr"))
-                return streq(effective, requested);
-        if (streq(backend, "cgroup-file") || streq(backend, "systemd-property"))
-                return !isempty(effective) && !g_str_has_prefix(note, "the kernel has");
-        return true;
-}

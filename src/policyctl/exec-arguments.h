@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* The pure parts of "policyctl exec", table-tested: its command line, read
- * without side effects into what was asked or a usage error in words; its
- * default names; and when a row of policyd's Explain shows a setting in
- * place. */
+/* The command line of "policyctl exec", read without side effects, so that
+ * it is table-tested: what was asked, or a usage error in words; and the
+ * default names it gives. */
 
 #include <stdbool.h>
 #include <sys/types.h>
@@ -32,11 +31,3 @@ char *exec_default_unit_name(pid_t pid, unsigned attempt);
 /* "CMD ARGS..." for the scope's Description=, as systemd-run makes it, with
  * control characters as spaces. */
 char *exec_default_description(char *const *command);
-
-/* Whether a row of Explain's table (its BACKEND, REQUESTED, EFFECTIVE and
- * NOTE, "" for none) shows the setting in the kernel: an xattr with the
- * requested value; a cgroup file or systemd property with a value and
- * without policyd's note that the kernel has another. A limit that a
- * parent caps is as applied as it gets. Process-level (exec-time) and
- * not-enforceable rows have nothing to wait for. */
-bool exec_explain_row_applied(const char *backend, const char *requested, const char *effective, const char *note);

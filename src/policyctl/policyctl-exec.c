@@ -10,8 +10,9 @@
  *   4. Explain until policyd has applied the cgroup-level knobs: Assign's
  *      reply does not mean that (for a unit policyd has not read yet it only
  *      records the assignment, and SetUnitProperties calls are asynchronous);
- *   5. the scope's groups resolved as policyd resolves them, then prctl()
- *      and set_mempolicy() here;
+ *   5. what policyd's process layer wants for a process of the scope
+ *      (process-plan.c, from the scope's groups), set here with prctl()
+ *      and set_mempolicy(): the layer then finds CMD as it wants it;
  *   6. execvp(): CMD is this process, so it is in the scope.
  * A failure before 6 exits; the scope, empty then, is stopped and collected
  * by systemd, and policyd drops the runtime assignment of a transient unit
@@ -34,7 +35,8 @@
 #include "exec-arguments.h"
 #include "policy-load.h"
 #include "policyctl-online.h"
-#include "process-knobs.h"
+#include "exec-calls.h"
+#include "process-plan.h"
 #include "resolve.h"
 #include "util.h"
 
@@ -226,7 +228,7 @@ static int start_scope(sd_bus *bus, const ExecArguments *a, char **ret_unit) {
 
 typedef struct ScopeState {
         char *cgroup;
-        GPtrArray *groups;  /* char*: the scope's groups */
+        GPtrArray *groups;  /* char*: the scope's groups, sorted as policyd sends them */
         GPtrArray *pending; /* char*: "KNOB: what is missing", of rows not applied yet */
 } ScopeState;
 
@@ -313,66 +315,74 @@ static int wait_applied(sd_bus *bus, const char *unit, const char *group, ScopeS
 
 /* ---- 5. the process-level knobs ---- */
 
-/* The scope's groups resolved as policyd and policyd-generator resolve
- * them: the knob of the group with the highest Priority wins. */
-static int resolve_scope(sd_bus *bus, PolicyGroup *group, const ScopeState *st, Resolution **ret) {
-        g_autoptr(PolicySet) set = policy_set_new();
-        g_autoptr(GPtrArray) names = g_ptr_array_new();
-        int code;
-
+/* The scope's groups as policyd has them, in set: group, and the others
+ * from GetGroup. */
+static int scope_groups(sd_bus *bus, PolicyGroup *group, const ScopeState *st, PolicySet *set) {
         policy_set_add(set, group);
         for (guint i = 0; i < st->groups->len; i++) {
                 const char *name = g_ptr_array_index(st->groups, i);
-                if (!policy_set_get(set, name)) {
-                        PolicyGroup *g = NULL;
-                        code = get_group(bus, name, &g);
-                        if (code != EXIT_OK)
-                                return code;
-                        policy_set_add(set, g);
-                }
-                g_ptr_array_add(names, (char *) name);
-        }
-        g_ptr_array_add(names, NULL);
+                PolicyGroup *g = NULL;
+                int code;
 
-        const Candidate c = {
-                .cgroup = st->cgroup,
-                .runtime_groups = (const char *const *) names->pdata,
-        };
-        if (resolve_candidate(set, &c, ret) < 0) {
-                fprintf(stderr, "Cannot resolve the groups of the scope.\n");
-                return EXIT_ERRORS;
+                if (policy_set_get(set, name))
+                        continue;
+                code = get_group(bus, name, &g);
+                if (code != EXIT_OK)
+                        return code;
+                policy_set_add(set, g);
         }
         return EXIT_OK;
 }
 
-/* Sets what it can, says what it cannot, as the generator leaves out of a
- * unit what systemd would fail its start for; *k keeps only what is set. */
-static void apply_process_knobs(const Resolution *res, ProcessKnobs *k) {
-        const ResolvedKnob *policy = &res->knobs[KNOB_NUMA_POLICY];
+/* The file the kernel will show as /proc/PID/exe for CMD, for
+ * Executable=, as the process layer matches it; NULL when not found (the
+ * exec then fails). A script shows its interpreter there instead. */
+static char *command_executable(const char *command) {
+        g_autofree char *found = strchr(command, '/') ? g_strdup(command) : g_find_program_in_path(command);
+        return found ? realpath(found, NULL) : NULL;
+}
 
-        if (k->ksm >= 0 && prctl(PR_SET_MEMORY_MERGE, (unsigned long) k->ksm, 0UL, 0UL, 0UL) < 0) {
+/* What the process layer wants for a process of the scope running exe. */
+static void scope_want(const PolicySet *set, const ScopeState *st, const char *exe, ProcessWant *ret) {
+        g_autoptr(GPtrArray) memberships = g_ptr_array_new_with_free_func(g_free);
+
+        for (guint i = 0; i < st->groups->len; i++) {
+                Membership *mb = g_new0(Membership, 1);
+                mb->group = g_ptr_array_index(st->groups, i); /* borrowed */
+                mb->source = MEMBERSHIP_RUNTIME;
+                g_ptr_array_add(memberships, mb);
+        }
+        process_want_for(set, memberships, exe, ret);
+}
+
+/* Sets what it can, says what it cannot, as the generator leaves out of a
+ * unit what systemd would fail its start for; *c keeps only what is set. */
+static void make_calls(ExecCalls *c) {
+        char policy[512] = "?";
+
+        if (c->ksm >= 0 && prctl(PR_SET_MEMORY_MERGE, (unsigned long) c->ksm, 0UL, 0UL, 0UL) < 0) {
                 /* EINVAL: before 6.4, or without CONFIG_KSM; then off is off. */
-                if (k->ksm)
-                        fprintf(stderr, "Warning: KSM=yes of group %s is not applied: %s\n", res->knobs[KNOB_KSM].group,
+                if (c->ksm)
+                        fprintf(stderr, "Warning: KSM=yes of group %s is not applied: %s\n", c->ksm_group,
                                 errno == EINVAL ? "the kernel has no per-process KSM (Linux 6.4 with CONFIG_KSM)"
                                                 : g_strerror(errno));
-                k->ksm = -1;
+                c->ksm = -1;
         }
 
-        if (k->mempolicy_why) {
-                fprintf(stderr, "Warning: NUMAPolicy=%s of group %s is not applied: %s\n",
-                        numa_policy_to_string(policy->value.numa_policy), policy->group, k->mempolicy_why);
-        } else if (k->has_mempolicy) {
+        if (c->mempolicy_problem) {
+                fprintf(stderr, "Warning: NUMAPolicy= of group %s is not applied: %s\n", c->mempolicy_group,
+                        c->mempolicy_problem);
+        } else if (c->has_mempolicy) {
                 size_t words;
-                unsigned long maxnode = mempolicy_maxnode(&k->mempolicy, &words);
+                unsigned long maxnode = mempolicy_maxnode(&c->mempolicy, &words);
                 /* The calling thread's policy, which execve() keeps. */
-                if (syscall(SYS_set_mempolicy, k->mempolicy.mode, words > 0 ? k->mempolicy.nodemask : NULL,
+                if (syscall(SYS_set_mempolicy, c->mempolicy.mode, words > 0 ? c->mempolicy.nodemask : NULL,
                             maxnode) < 0) {
-                        fprintf(stderr, "Warning: NUMAPolicy=%s of group %s is not applied: set_mempolicy: %s\n",
-                                numa_policy_to_string(policy->value.numa_policy), policy->group,
-                                errno == EINVAL ? "invalid for this machine (nodes without memory?)"
-                                                : g_strerror(errno));
-                        k->has_mempolicy = false;
+                        (void) mempolicy_format_numa_maps(&c->mempolicy, policy, sizeof(policy));
+                        fprintf(stderr, "Warning: the mempolicy %s of group %s is not applied: set_mempolicy: %s\n",
+                                policy, c->mempolicy_group,
+                                errno == EINVAL ? "invalid here (nodes without memory?)" : g_strerror(errno));
+                        c->has_mempolicy = false;
                 }
         }
 }
@@ -380,15 +390,17 @@ static void apply_process_knobs(const Resolution *res, ProcessKnobs *k) {
 /* ---- the verb ---- */
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(ExecArguments, exec_arguments_done)
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(ProcessWant, process_want_clear)
 
 int verb_exec(int argc, char **argv) {
         g_auto(ExecArguments) a = {};
         g_autoptr(sd_bus) bus = NULL;
         g_autoptr(PolicyGroup) group = NULL;
-        g_autoptr(Resolution) res = NULL;
-        g_autofree char *error = NULL, *unit = NULL;
+        g_autoptr(PolicySet) set = policy_set_new();
+        g_autofree char *error = NULL, *unit = NULL, *exe = NULL;
+        g_auto(ProcessWant) want = { .knobs.ksm = -1 };
         ScopeState st = {};
-        ProcessKnobs knobs;
+        ExecCalls calls;
         int code;
 
         if (exec_arguments_parse(argc, argv, &a, &error) < 0) {
@@ -428,7 +440,7 @@ int verb_exec(int argc, char **argv) {
                 return code;
         code = wait_applied(bus, unit, a.group, &st);
         if (code == EXIT_OK)
-                code = resolve_scope(bus, TAKE_PTR(group), &st, &res);
+                code = scope_groups(bus, TAKE_PTR(group), &st, set);
         if (code != EXIT_OK) {
                 /* The scope goes when we exit; the assignment with it, or now. */
                 sd_bus_error unassign_error = SD_BUS_ERROR_NULL;
@@ -438,11 +450,15 @@ int verb_exec(int argc, char **argv) {
                 return code;
         }
 
-        process_knobs_from_resolution(res, &knobs);
-        apply_process_knobs(res, &knobs);
+        exe = command_executable(a.command[0]);
+        scope_want(set, &st, exe, &want);
+        if (exec_calls_for(&want, &calls) < 0)
+                fprintf(stderr, "Warning: the mempolicy %s of group %s is not applied: policyctl cannot read it\n",
+                        want.knobs.mempolicy, want.mempolicy_group);
+        make_calls(&calls);
         if (!a.quiet) {
                 g_autoptr(GString) line = g_string_new(NULL);
-                g_autofree char *what = process_knobs_describe(&knobs);
+                g_autofree char *what = exec_calls_describe(&calls);
                 g_string_append_printf(line, "Running as unit: %s in group%s ", unit, st.groups->len > 1 ? "s" : "");
                 for (guint i = 0; i < st.groups->len; i++)
                         g_string_append_printf(line, "%s%s", i > 0 ? ", " : "",

@@ -167,33 +167,6 @@ static void test_default_names(void) {
         g_assert_cmpstr(one_line, ==, "sh -c echo a  echo b");
 }
 
-static void test_explain_rows(void) {
-        /* As policyd's Explain sends them: "" for none. */
-        static const struct {
-                const char *backend, *requested, *effective, *note;
-                bool applied;
-        } rows[] = {
-                { "xattr", "batch", "batch", "", true },
-                { "xattr", "batch", "", "", false },            /* not written yet */
-                { "xattr", "a,batch", "batch", "", false },     /* the tag of before */
-                { "systemd-property", "48M", "48M", "systemd holds this for its units", true },
-                { "systemd-property", "48M", "max", "the kernel has max, not the 50331648 requested", false },
-                { "systemd-property", "0-1", "", "", false },   /* cpuset.mems.effective not there yet */
-                { "systemd-property", "0-1", "0-1", "", true },
-                { "systemd-property", "50% (1G)", "256M", "capped by /build.slice: its memory.swap.max is 256M", true },
-                { "cgroup-file", "128M", "128M", "systemd has no property for memory.swap.high", true },
-                { "cgroup-file", "128M", "", "", false },
-                { "cgroup-file", "128M", "max", "the kernel has max, not the 134217728 requested", false },
-                { "exec-time", "yes", "", "process-level", true },
-                { "not-enforceable", "zswap slow", "", "swap tiers not supported", true },
-        };
-        for (size_t i = 0; i < G_N_ELEMENTS(rows); i++)
-                if (exec_explain_row_applied(rows[i].backend, rows[i].requested, rows[i].effective, rows[i].note) !=
-                    rows[i].applied)
-                        g_error("%s %s → %s (%s): want %s", rows[i].backend, rows[i].requested, rows[i].effective,
-                                rows[i].note, rows[i].applied ? "applied" : "not applied");
-}
-
 int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/exec-arguments/accepted", test_accepted);
@@ -201,6 +174,5 @@ int main(int argc, char **argv) {
         g_test_add_func("/exec-arguments/help", test_help);
         g_test_add_func("/exec-arguments/parsed-twice", test_parsed_twice);
         g_test_add_func("/exec-arguments/default-names", test_default_names);
-        g_test_add_func("/exec-arguments/explain-rows", test_explain_rows);
         return g_test_run();
 }
