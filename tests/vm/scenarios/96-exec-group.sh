@@ -68,6 +68,12 @@ grep -qx "  Unit: $unit" "$out/explain" || fail "explain names another unit: $(c
 echo "ok: explain lists the command's scope in pgt-exec"
 policyd_log > "$out/log"
 grep -qF "$unit joined group 'pgt-exec' at runtime" "$out/log" || fail "policyd did not log the assignment of $unit"
+# The command had KSM and its mempolicy from exec, not from policyd's
+# process layer (which injects only with ApplyToRunning=yes anyway).
+pid=${unit#policyctl-exec-}
+pid=${pid%.scope}
+! grep -F "into PID $pid " "$out/log" || fail "policyd injected into the command (PID $pid)"
+echo "ok: no injection into the command (PID $pid)"
 # The default Description= is the command line on one line: the multi-line
 # script must not break the transient unit file that systemd writes.
 ! grep -F "/run/systemd/transient/$unit" "$out/log" || fail "policyd could not read the transient unit file"
