@@ -378,10 +378,11 @@ static void make_calls(ExecCalls *c) {
                 /* The calling thread's policy, which execve() keeps. */
                 if (syscall(SYS_set_mempolicy, c->mempolicy.mode, words > 0 ? c->mempolicy.nodemask : NULL,
                             maxnode) < 0) {
+                        int e = errno;
                         (void) mempolicy_format_numa_maps(&c->mempolicy, policy, sizeof(policy));
                         fprintf(stderr, "Warning: the mempolicy %s of group %s is not applied: set_mempolicy: %s\n",
                                 policy, c->mempolicy_group,
-                                errno == EINVAL ? "invalid here (nodes without memory?)" : g_strerror(errno));
+                                e == EINVAL ? "invalid here (nodes without memory?)" : g_strerror(e));
                         c->has_mempolicy = false;
                 }
         }
