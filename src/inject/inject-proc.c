@@ -232,13 +232,15 @@ static const struct {
         { "weighted-interleave", "weighted interleave", MPOL_WEIGHTED_INTERLEAVE, true },
 };
 
-int mempolicy_parse(const char *s, Mempolicy *ret) {
+static int mempolicy_parse_spelling(const char *s, bool numa_maps, Mempolicy *ret) {
         Mempolicy p = {};
         const char *colon = strchr(s, ':');
         size_t nlen = colon ? (size_t) (colon - s) : strlen(s);
 
         for (size_t i = 0; i < sizeof(mempolicy_modes) / sizeof(mempolicy_modes[0]); i++) {
-                if (strlen(mempolicy_modes[i].name) != nlen || strncmp(s, mempolicy_modes[i].name, nlen) != 0)
+                const char *name = numa_maps ? mempolicy_modes[i].numa_maps : mempolicy_modes[i].name;
+
+                if (strlen(name) != nlen || strncmp(s, name, nlen) != 0)
                         continue;
                 if (mempolicy_modes[i].takes_nodes != !!colon)
                         return -EINVAL;
@@ -260,6 +262,16 @@ int mempolicy_parse(const char *s, Mempolicy *ret) {
                 return 0;
         }
         return -EINVAL;
+}
+
+int mempolicy_parse(const char *s, Mempolicy *ret) {
+        return mempolicy_parse_spelling(s, false, ret);
+}
+
+int mempolicy_parse_numa_maps(const char *s, Mempolicy *ret) {
+        /* "=static", "=relative" and "=balancing" before the colon are flags
+         * that no SPEC sets: the name then matches no mode. */
+        return mempolicy_parse_spelling(s, true, ret);
 }
 
 static int format_node_list(const unsigned long *mask, char *buf, size_t size) {
@@ -288,16 +300,21 @@ static int format_node_list(const unsigned long *mask, char *buf, size_t size) {
         return 0;
 }
 
-int mempolicy_format_numa_maps(const Mempolicy *p, char *buf, size_t size) {
-        char nodes[256];
-        int mode = p->mode & ~(MPOL_F_STATIC_NODES | MPOL_F_RELATIVE_NODES | MPOL_F_NUMA_BALANCING);
+static int mempolicy_format_spelling(const Mempolicy *p, bool numa_maps, char *buf, size_t size) {
+        /* Room for every other node of MAX_NODES: "0,2,...,1022". */
+        char nodes[MAX_NODES / 2 * 5 + 1];
+        int flags = MPOL_F_STATIC_NODES | MPOL_F_RELATIVE_NODES | MPOL_F_NUMA_BALANCING;
+        int mode = p->mode & ~flags;
         const char *name = NULL;
         bool takes_nodes = false;
         int r, k;
 
+        /* Flags have a spelling in numa_maps, and none in a SPEC. */
+        if (!numa_maps && (p->mode & flags))
+                return -EINVAL;
         for (size_t i = 0; i < sizeof(mempolicy_modes) / sizeof(mempolicy_modes[0]); i++)
                 if (mempolicy_modes[i].mode == mode) {
-                        name = mempolicy_modes[i].numa_maps;
+                        name = numa_maps ? mempolicy_modes[i].numa_maps : mempolicy_modes[i].name;
                         takes_nodes = mempolicy_modes[i].takes_nodes;
                 }
         if (!name)
@@ -318,6 +335,18 @@ int mempolicy_format_numa_maps(const Mempolicy *p, char *buf, size_t size) {
         return 0;
 }
 
+int mempolicy_format_numa_maps(const Mempolicy *p, char *buf, size_t size) {
+        return mempolicy_format_spelling(p, true, buf, size);
+}
+
+int mempolicy_format(const Mempolicy *p, char *buf, size_t size) {
+        return mempolicy_format_spelling(p, false, buf, size);
+}
+
+bool mempolicy_equal(const Mempolicy *a, const Mempolicy *b) {
+        return a->mode == b->mode && memcmp(a->nodemask, b->nodemask, sizeof(a->nodemask)) == 0;
+}
+
 unsigned long mempolicy_maxnode(const Mempolicy *p, size_t *ret_words) {
         size_t words = 0;
 
@@ -332,4 +361,25 @@ bool syscall_return_is_restart(long rax) {
         /* include/linux/errno.h: ERESTARTSYS 512, ERESTARTNOINTR 513,
          * ERESTARTNOHAND 514, ERESTART_RESTARTBLOCK 516. */
         return rax == -512 || rax == -513 || rax == -514 || rax == -516;
+}
+
+int fdinfo_pidfd_pid(const char *text, pid_t *ret) {
+        for (const char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+                const char *v;
+                char *end;
+                long n;
+
+                if (strncmp(line, "Pid:", 4) != 0)
+                        continue;
+                v = line + 4 + strspn(line + 4, " \t");
+                if (*v != '-' && !isdigit((unsigned char) *v))
+                        return -EINVAL;
+                errno = 0;
+                n = strtol(v, &end, 10);
+                if (errno != 0 || end == v || n < -1 || n > INT32_MAX || (*end != '\n' && *end != '\0'))
+                        return -EINVAL;
+                *ret = (pid_t) n;
+                return 0;
+        }
+        return -ENOENT;
 }

@@ -23,6 +23,8 @@
 
 /* Enough for 1024 NUMA nodes, the largest MAX_NUMNODES of common configs. */
 #define INJECT_NODEMASK_WORDS 16
+/* A policy spelled out, the longest node list included ("0,2,...,1022"). */
+#define INJECT_POLICY_TEXT_MAX 2600
 
 typedef struct ProcStatus {
         char state;           /* the letter of State:, or 0 when absent */
@@ -80,9 +82,21 @@ const char *inject_refusal_to_string(InjectRefusal r);
 int mempolicy_parse(const char *s, Mempolicy *ret);
 /* The spelling numa_maps uses for it (mm/mempolicy.c mpol_to_str). */
 int mempolicy_format_numa_maps(const Mempolicy *p, char *buf, size_t size);
+/* And back: "prefer:1" is preferred:1; flags ("interleave=static:0-1")
+ * have no SPEC, so -EINVAL. */
+int mempolicy_parse_numa_maps(const char *s, Mempolicy *ret);
+/* A SPEC that mempolicy_parse() reads back as the same policy, in canonical
+ * form: node ranges merged ("interleave:0-2,5"). -EINVAL with flags. */
+int mempolicy_format(const Mempolicy *p, char *buf, size_t size);
+bool mempolicy_equal(const Mempolicy *a, const Mempolicy *b);
 /* set_mempolicy's maxnode for this mask: one more than the bits passed,
  * because the kernel reads maxnode - 1 bits. */
 unsigned long mempolicy_maxnode(const Mempolicy *p, size_t *ret_words);
+
+/* The Pid: line of a pidfd's /proc/self/fdinfo/FD: the process's PID in
+ * our namespace, -1 once it has exited (and been reaped), 0 when it is
+ * outside our PID namespace. -ENOENT: no Pid: line, so not a pidfd. */
+int fdinfo_pidfd_pid(const char *text, pid_t *ret);
 
 /* x86_64 restart rule, for reporting: is this RAX an in-syscall restart code? */
 bool syscall_return_is_restart(long rax);
