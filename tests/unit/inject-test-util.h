@@ -20,6 +20,17 @@
 
 #define EXIT_SKIP 77
 
+/* ASan's shadow is terabytes of sparse anonymous mapping. PR_SET_MEMORY_MERGE
+ * marks it mergeable, and turning KSM off again then walks all of it, for
+ * longer than any time box: test-inject-refusals checks that cut. */
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
 __attribute__((format(printf, 1, 2)))
 static inline void skip(const char *fmt, ...) {
         va_list ap;

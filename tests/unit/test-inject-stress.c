@@ -24,17 +24,6 @@
 #include "inject.h"
 #include "inject-test-util.h"
 
-/* ASan's shadow is terabytes of sparse anonymous mapping. PR_SET_MEMORY_MERGE
- * marks it mergeable, and turning KSM off again then walks all of it, for
- * longer than any time box: test-inject-refusals checks that cut. */
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-
 #define INJECTIONS 300
 #define TIME_LIMIT_SEC 20
 #define USR1_TO_SEND 100
