@@ -90,17 +90,11 @@ static int read_request(int fd, char *buf, size_t size, size_t *ret_len, int *re
 /* The PID a pidfd refers to, from our fdinfo of it (see fdinfo_pidfd_pid). */
 static int pidfd_get_pid(int pidfd, pid_t *ret) {
         char path[64], text[1024];
-        size_t n;
-        FILE *f;
+        int r;
 
         snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
-        f = fopen(path, "re");
-        if (!f)
-                return -errno;
-        n = fread(text, 1, sizeof(text) - 1, f);
-        fclose(f);
-        text[n] = '\0';
-        return fdinfo_pidfd_pid(text, ret);
+        r = inject_read_file(path, text, sizeof(text));
+        return r < 0 ? r : fdinfo_pidfd_pid(text, ret);
 }
 
 static int send_all(int fd, const char *buf, size_t len) {

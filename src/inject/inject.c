@@ -78,6 +78,18 @@ int inject_read_task_policy(pid_t pid, pid_t tid, char *buf, size_t size) {
         return r;
 }
 
+int inject_read_file(const char *path, char *buf, size_t size) {
+        FILE *f = fopen(path, "re");
+        size_t n;
+
+        if (!f)
+                return -errno;
+        n = fread(buf, 1, size - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        return 0;
+}
+
 int inject_verify(pid_t pid, const InjectRequest *req, InjectVerify *ret) {
         InjectVerify v = { .ksm = -1, .mempolicy = -1 };
         char path[64];

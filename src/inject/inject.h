@@ -78,6 +78,10 @@ int inject_verify(pid_t pid, const InjectRequest *req, InjectVerify *ret);
 
 const char *inject_outcome_to_string(InjectOutcome o);
 
+/* A small file (/proc/PID/status, an fdinfo) into buf, cut at size - 1
+ * bytes and NUL-terminated; -errno. */
+int inject_read_file(const char *path, char *buf, size_t size);
+
 /* Checks, read from /proc: 1 when some mapping has `mg` in its VmFlags. */
 int inject_read_ksm(pid_t pid);
 /* The task policy in /proc/PID/task/TID/numa_maps (its first mapping's

@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "inject-proc.h"
+#include "inject.h"
 
 #define EXIT_SKIP 77
 
@@ -89,15 +89,9 @@ static inline int try_mempolicy(void) {
 
 static inline int read_target_status(pid_t pid, ProcStatus *ret) {
         char path[64], buf[4096];
-        FILE *f;
-        size_t n;
+        int r;
 
         snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
-        f = fopen(path, "re");
-        if (!f)
-                return -errno;
-        n = fread(buf, 1, sizeof(buf) - 1, f);
-        fclose(f);
-        buf[n] = '\0';
-        return proc_status_parse(buf, ret);
+        r = inject_read_file(path, buf, sizeof(buf));
+        return r < 0 ? r : proc_status_parse(buf, ret);
 }
