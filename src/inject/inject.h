@@ -78,6 +78,15 @@ int inject_verify(pid_t pid, const InjectRequest *req, InjectVerify *ret);
 
 const char *inject_outcome_to_string(InjectOutcome o);
 
+typedef struct InjectQuery {
+        char exe[4096];      /* "" for none (a kernel thread) */
+        int ksm;             /* 1 when some mapping has `mg`, 0 none, -1 unreadable */
+        char mempolicy[300]; /* the task policy of every thread, or "mixed"; "" unreadable */
+} InjectQuery;
+
+/* What the process has now, read from /proc; -ESRCH once it is gone. */
+int inject_query(pid_t pid, InjectQuery *ret);
+
 /* A small file (/proc/PID/status, an fdinfo) into buf, cut at size - 1
  * bytes and NUL-terminated; -errno. */
 int inject_read_file(const char *path, char *buf, size_t size);

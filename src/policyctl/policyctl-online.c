@@ -383,6 +383,7 @@ static int bad_reply(const char *method, int r) {
 
 typedef struct DaemonState {
         char *version;
+        char *processes;
         bool dry_run;
         uint32_t n_groups, n_members, n_errors, n_warnings, n_need_daemon_reload;
         uint64_t last_reload_usec;
@@ -390,6 +391,7 @@ typedef struct DaemonState {
 
 static void daemon_state_done(DaemonState *s) {
         g_free(s->version);
+        g_free(s->processes);
 }
 
 /* The reply to Properties.GetAll. */
@@ -410,6 +412,12 @@ static int parse_daemon_state(sd_bus_message *reply, DaemonState *ret) {
                         if (r >= 0) {
                                 g_free(s.version);
                                 s.version = g_strdup(str);
+                        }
+                } else if (streq(name, "Processes")) {
+                        r = sd_bus_message_read(reply, "v", "s", &str);
+                        if (r >= 0) {
+                                g_free(s.processes);
+                                s.processes = g_strdup(str);
                         }
                 } else if (streq(name, "DryRun")) {
                         r = sd_bus_message_read(reply, "v", "b", &b);
@@ -527,6 +535,8 @@ static void print_status_json(const DaemonState *s, const GPtrArray *groups) {
                                ",\"units_need_daemon_reload\":%" PRIu32 ",",
                                s->dry_run ? "true" : "false", s->n_groups, s->n_members, s->n_errors, s->n_warnings,
                                s->n_need_daemon_reload);
+        json_append_field(out, "processes", s->processes, true);
+        g_string_append_c(out, ',');
         json_append_key(out, "last_reload_usec");
         if (s->last_reload_usec > 0)
                 g_string_append_printf(out, "%" PRIu64, s->last_reload_usec);
@@ -564,6 +574,8 @@ static void print_status_text(const DaemonState *s, const GPtrArray *groups) {
         printf("Config files: %" PRIu32 " %s, %" PRIu32 " %s%s\n", s->n_errors, s->n_errors == 1 ? "error" : "errors",
                s->n_warnings, s->n_warnings == 1 ? "warning" : "warnings",
                s->n_errors + s->n_warnings > 0 ? " (see: policyctl verify)" : "");
+        if (s->processes)
+                printf("   Processes: %s\n", s->processes);
         if (s->n_need_daemon_reload > 0)
                 printf("   Generator: %" PRIu32 " %s unit files name changed groups: run 'systemctl daemon-reload'\n"
                        "              (or 'policyctl reload --daemon-reload') for their exec-time settings\n",
@@ -763,8 +775,76 @@ static bool note_is_cap(const char *note) {
         return g_str_has_prefix(note, "capped by");
 }
 
+/* ListProcesses rows, flattened: PROCESS_FIELDS strings each. */
+enum { PROCESS_PID, PROCESS_UNIT, PROCESS_EXE, PROCESS_METHOD, PROCESS_DETAIL, PROCESS_STATE, _PROCESS_FIELDS };
+
+/* The process layer's records for a target; none from a policyd that
+ * predates ListProcesses. */
+static int read_processes(sd_bus *bus, const char *target, GPtrArray *out) {
+        g_autoptr(sd_bus_message) reply = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        const char *f[6];
+        uint32_t pid;
+        int r;
+
+        r = call_raw(bus, POLICYD_BUS_INTERFACE, "ListProcesses", &error, &reply, "s", target);
+        if (r < 0) {
+                bool old = sd_bus_error_has_name(&error, SD_BUS_ERROR_UNKNOWN_METHOD);
+                sd_bus_error_free(&error);
+                return old ? 0 : r;
+        }
+        r = sd_bus_message_enter_container(reply, 'a', "(ussssss)");
+        while (r >= 0 && (r = sd_bus_message_read(reply, "(ussssss)", &pid, &f[0], &f[1], &f[2], &f[3], &f[4],
+                                                  &f[5])) > 0) {
+                g_ptr_array_add(out, g_strdup_printf("%" PRIu32, pid));
+                for (size_t i = 0; i < _PROCESS_FIELDS - 1; i++)
+                        g_ptr_array_add(out, g_strdup(f[i]));
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
+        return r;
+}
+
+static void print_processes_text(const GPtrArray *processes) {
+        static const TableColumn columns[] = {
+                { "PID", true, false, false },    { "METHOD", false, false, false },
+                { "STATE", false, false, false }, { "DETAIL", false, false, false },
+                { "EXE", false, true, false },
+        };
+        static const TableCut cuts[] = { { 4, 16 }, { 3, 20 } };
+        guint n = processes->len / _PROCESS_FIELDS;
+
+        if (n == 0)
+                return;
+        g_autoptr(Table) t = table_new(columns, ELEMENTSOF(columns), false);
+        for (guint i = 0; i < n; i++) {
+                const char *const *p = (const char *const *) processes->pdata + _PROCESS_FIELDS * i;
+                table_add_row(t, ' ', p[PROCESS_PID], p[PROCESS_METHOD], p[PROCESS_STATE], p[PROCESS_DETAIL],
+                              p[PROCESS_EXE]);
+        }
+        table_layout(t, cuts, ELEMENTSOF(cuts));
+        printf("\nProcesses (KSM= and NUMAPolicy= in running processes):\n");
+        table_print(t);
+}
+
+static void append_processes_json(GString *out, const GPtrArray *processes) {
+        static const char *const keys[_PROCESS_FIELDS] = {
+                [PROCESS_PID] = "pid",       [PROCESS_UNIT] = "unit",     [PROCESS_EXE] = "exe",
+                [PROCESS_METHOD] = "method", [PROCESS_DETAIL] = "detail", [PROCESS_STATE] = "state",
+        };
+
+        g_string_append(out, ",\"processes\":[");
+        for (guint i = 0; i < processes->len / _PROCESS_FIELDS; i++) {
+                g_string_append(out, i > 0 ? ",{" : "{");
+                for (size_t f = 0; f < _PROCESS_FIELDS; f++)
+                        json_append_field(out, keys[f], g_ptr_array_index(processes, _PROCESS_FIELDS * i + f), f == 0);
+                g_string_append_c(out, '}');
+        }
+        g_string_append_c(out, ']');
+}
+
 static void print_explain_json(const char *unit, const char *cgroup, const GPtrArray *groups,
-                               const GPtrArray *knobs) {
+                               const GPtrArray *knobs, const GPtrArray *processes) {
         static const char *const keys[_KNOB_FIELDS] = {
                 [KNOB_NAME] = "knob",       [KNOB_REQUESTED] = "requested", [KNOB_EFFECTIVE] = "effective",
                 [KNOB_BACKEND] = "backend", [KNOB_GROUP] = "group",         [KNOB_SOURCE] = "source",
@@ -788,12 +868,14 @@ static void print_explain_json(const char *unit, const char *cgroup, const GPtrA
                         json_append_field(out, keys[f], g_ptr_array_index(knobs, _KNOB_FIELDS * i + f), f == 0);
                 g_string_append_c(out, '}');
         }
-        g_string_append(out, "]}\n");
+        g_string_append_c(out, ']');
+        append_processes_json(out, processes);
+        g_string_append(out, "}\n");
         fputs(out->str, stdout);
 }
 
 static void print_explain_text(const char *unit, const char *cgroup, const GPtrArray *groups,
-                               const GPtrArray *knobs) {
+                               const GPtrArray *knobs, const GPtrArray *processes) {
         /* Requested and effective stay whole: they are what explain is for.
          * The directories of the source go first (its file name and line
          * stay), then the backend file after the knob's name. This fits 80
@@ -816,6 +898,7 @@ static void print_explain_text(const char *unit, const char *cgroup, const GPtrA
 
         if (n == 0) {
                 printf("\nNo settings apply.\n");
+                print_processes_text(processes);
                 return;
         }
 
@@ -842,6 +925,7 @@ static void print_explain_text(const char *unit, const char *cgroup, const GPtrA
         }
         if (any_cap)
                 printf("\n! A parent cgroup caps the requested value: the kernel enforces the lower one.\n");
+        print_processes_text(processes);
 }
 
 /* A unit may be named by an alias; policyd knows it by systemd's Id, as
@@ -872,6 +956,7 @@ int verb_explain(int argc, char **argv) {
         g_autoptr(sd_bus_message) reply = NULL;
         g_autoptr(GPtrArray) groups = g_ptr_array_new_with_free_func(g_free);
         g_autoptr(GPtrArray) knobs = g_ptr_array_new_with_free_func(g_free);
+        g_autoptr(GPtrArray) processes = g_ptr_array_new_with_free_func(g_free);
         const char *unit, *cgroup, *group, *source;
         const char *f[_KNOB_FIELDS];
         int r, code;
@@ -908,11 +993,14 @@ int verb_explain(int argc, char **argv) {
                 r = sd_bus_message_exit_container(reply);
         if (r < 0)
                 return bad_reply("Explain", r);
+        r = read_processes(bus, target, processes);
+        if (r < 0)
+                return bad_reply("ListProcesses", r);
 
         if (arg_json)
-                print_explain_json(unit, cgroup, groups, knobs);
+                print_explain_json(unit, cgroup, groups, knobs, processes);
         else
-                print_explain_text(unit, cgroup, groups, knobs);
+                print_explain_text(unit, cgroup, groups, knobs, processes);
         return EXIT_OK;
 }
 

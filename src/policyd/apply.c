@@ -7,6 +7,7 @@
 #include "log.h"
 #include "manager.h"
 #include "policy-values.h"
+#include "process-watch.h"
 #include "state-store.h"
 #include "systemd-watch.h"
 #include "unit-file.h"
@@ -485,6 +486,7 @@ void subject_apply(Subject *s) {
         if (isempty(s->cgroup) || !subject_is_running(s)) {
                 subject_forget_cgroup(s);
                 subject_keep_resolution(s, NULL);
+                process_watch_subject_gone(m->processes, subject_key(s));
                 return;
         }
         if (cgroup_path_validate(s->cgroup) < 0) {
@@ -538,4 +540,5 @@ void subject_apply(Subject *s) {
 
         subject_keep_resolution(s, r);
         subject_save(s);
+        process_watch_subject_applied(m->processes, s);
 }

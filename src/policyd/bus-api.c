@@ -11,6 +11,7 @@
 #include "json-writer.h"
 #include "log.h"
 #include "policy-values.h"
+#include "process-watch.h"
 #include "util.h"
 
 
@@ -223,6 +224,53 @@ static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *err
         return sd_bus_send(NULL, reply, NULL);
 }
 
+/* ---- ListProcesses ---- */
+
+static int method_list_processes(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        g_autoptr(sd_bus_message) reply = NULL;
+        g_autofree char *key = NULL, *cgroup = NULL;
+        const char *arg;
+        pid_t only_pid = 0;
+        int r;
+
+        r = sd_bus_message_read(msg, "s", &arg);
+        if (r < 0)
+                return r;
+        if (!isempty(arg)) {
+                r = manager_resolve_target_argument(m, arg, &key, &cgroup);
+                if (r == -ESRCH)
+                        return sd_bus_error_setf(error, POLICYD_ERROR_NO_SUCH_TARGET, "No process %s.", arg);
+                if (r < 0)
+                        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                                 "'%s' is not a unit name, a cgroup path or a PID.", arg);
+                if (arg[strspn(arg, "0123456789")] == '\0')
+                        only_pid = (pid_t) g_ascii_strtoll(arg, NULL, 10);
+        }
+
+        r = sd_bus_message_new_method_return(msg, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "(ussssss)");
+        if (r < 0)
+                return r;
+        g_autoptr(GPtrArray) records = process_watch_records(m->processes, key);
+        for (guint i = 0; i < records->len; i++) {
+                const ProcessRecord *p = g_ptr_array_index(records, i);
+                if (only_pid > 0 && p->pid != only_pid)
+                        continue;
+                r = sd_bus_message_append(reply, "(ussssss)", (uint32_t) p->pid, strempty(p->subject),
+                                          strempty(p->exe), process_method_to_string(p->method), strempty(p->detail),
+                                          strempty(p->verified), strempty(p->applied.mempolicy));
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
 /* ---- mutating methods ---- */
 
 static int method_assign_common(sd_bus_message *msg, Manager *m, sd_bus_error *error, bool assign) {
@@ -384,6 +432,10 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
                         n += ((const Subject *) value)->needs_daemon_reload;
                 return sd_bus_message_append(reply, "u", n);
         }
+        if (streq(property, "Processes")) {
+                g_autofree char *text = process_watch_describe(m->processes);
+                return sd_bus_message_append(reply, "s", text);
+        }
         if (streq(property, "NMembers")) {
                 unsigned n = 0;
                 GHashTableIter it;
@@ -407,6 +459,7 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_PROPERTY("LastReloadTimestamp", "t", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("NConfigErrors", "u", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("NConfigWarnings", "u", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Processes", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION),
         SD_BUS_PROPERTY("NUnitsNeedDaemonReload", "u", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION),
         SD_BUS_METHOD_WITH_NAMES("ListGroups", NULL, , "a(suss)", SD_BUS_PARAM(groups), method_list_groups,
                                  SD_BUS_VTABLE_UNPRIVILEGED),
@@ -419,6 +472,8 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_METHOD_WITH_NAMES("Explain", "s", SD_BUS_PARAM(target), "ssa(ss)a(sssssss)",
                                  SD_BUS_PARAM(unit) SD_BUS_PARAM(cgroup) SD_BUS_PARAM(groups) SD_BUS_PARAM(knobs),
                                  method_explain, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("ListProcesses", "s", SD_BUS_PARAM(target), "a(ussssss)", SD_BUS_PARAM(processes),
+                                 method_list_processes, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("Assign", "ss", SD_BUS_PARAM(target) SD_BUS_PARAM(group), NULL, ,
                                  method_assign, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("Unassign", "ss", SD_BUS_PARAM(target) SD_BUS_PARAM(group), NULL, ,

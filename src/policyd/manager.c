@@ -12,6 +12,7 @@
 #include "bus-util.h"
 #include "log.h"
 #include "manager.h"
+#include "process-watch.h"
 #include "state-store.h"
 #include "systemd-watch.h"
 #include "util.h"
@@ -139,6 +140,7 @@ void manager_forget_unit(Manager *m, const char *unit) {
          * directory and removes with the unit (so /run/policyd would only
          * grow with units that never come back). */
         subject_forget_cgroup(s);
+        process_watch_subject_gone(m->processes, unit);
         if (streq_ptr(g_hash_table_lookup(s->unit_properties, "Transient"), "yes") && s->property_records->len > 0) {
                 log_context(LOG_DEBUG, 0, unit, NULL, NULL, 0,
                             "Transient unit gone, and its runtime properties with it: dropping their records");
@@ -323,6 +325,7 @@ int manager_reload(Manager *m) {
                  diagnostics_count(m->diagnostics, DIAGNOSTIC_WARNING));
 
         manager_update_rescan_timer(m);
+        process_watch_policies_changed(m->processes);
         if (!m->started)
                 return 0;
         bus_api_emit_reloaded(m);
@@ -517,6 +520,9 @@ int manager_new(const char *cgroup_root, bool dry_run, bool once, Manager **ret)
                 r = sd_event_add_signal(m->event, NULL, SIGHUP, on_sighup, m);
         if (r < 0)
                 return log_error_errno(r, "Failed to watch signals: %m");
+        r = process_watch_new(m, &m->processes);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up the process layer: %m");
 
         r = state_load_assignments(m->state_dir, m->assignments, m->exclusions);
         if (r < 0)
@@ -534,6 +540,8 @@ Manager *manager_free(Manager *m) {
         m->bus = sd_bus_flush_close_unref(m->bus);
         g_queue_free_full(m->refresh_queue, g_free);
         sweep_state_done(&m->sweep);
+        /* Before the subjects, which tell it when they go. */
+        m->processes = process_watch_free(m->processes);
         g_hash_table_unref(m->user_names);
         g_hash_table_unref(m->subjects);
         g_hash_table_unref(m->assignments);

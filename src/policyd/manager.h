@@ -16,6 +16,8 @@
  *   state-store.c    the records, written ahead of each change
  *   sweep.c          once at start: records of units and cgroups gone
  *                    while policyd was not running
+ *   process-watch.c  the processes of member cgroups: KSM= and NUMAPolicy=
+ *                    through the injector helper (inject-client.c)
  * bus-api.c marshals our D-Bus interface; assign.c keeps runtime
  * assignments. */
 
@@ -33,6 +35,8 @@
 #include "resolve.h"
 #include "subject.h"
 #include "sweep.h"
+
+typedef struct ProcessWatch ProcessWatch;
 
 #define POLICYD_STATE_DIR "/run/policyd"
 
@@ -66,6 +70,7 @@ struct Manager {
         unsigned refreshes_in_flight;
         bool startup_listed;
         SweepState sweep;
+        ProcessWatch *processes;   /* KSM= and NUMAPolicy= in running processes */
         unsigned reconnect_attempt;
         sd_event_source *reconnect_timer;
         sd_event_source *rescan_timer;

@@ -4,6 +4,7 @@
 #include "apply.h"
 #include "log.h"
 #include "manager.h"
+#include "process-watch.h"
 #include "state-store.h"
 #include "sweep.h"
 #include "systemd-watch.h"
@@ -240,6 +241,7 @@ void sweep_start_if_due(Manager *m) {
         if (!m->sweep.due || m->sweep.done || m->refreshes_in_flight > 0 || !g_queue_is_empty(m->refresh_queue))
                 return;
         m->sweep.due = false;
+        process_watch_startup_converged(m->processes);
         sweep_records(m);
 }
 

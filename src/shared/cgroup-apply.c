@@ -78,10 +78,8 @@ static void report_add(ApplyReport *report, ActionResult result, Backend b, cons
 
 /* ---- I/O on one cgroup directory ---- */
 
-/* Walks root/cgroup one component at a time with O_NOFOLLOW, so that no
- * symlink inside the tree leads out of it. The result is a plain O_RDONLY
- * directory fd: f*xattr() refuse O_PATH fds. */
-static int cgroup_open(const char *root, const char *cgroup, int *ret_fd) {
+/* Not O_PATH: f*xattr() refuse O_PATH fds. */
+int cgroup_open_dir(const char *root, const char *cgroup, int *ret_fd) {
         _cleanup_close_ int fd = -1;
         g_auto(GStrv) parts = NULL;
 
@@ -110,7 +108,7 @@ static bool cgroup_vanished(const char *root, const char *cgroup, int dir_fd) {
         _cleanup_close_ int fd = -1;
         struct stat a, b;
 
-        int r = cgroup_open(root, cgroup, &fd);
+        int r = cgroup_open_dir(root, cgroup, &fd);
         if (r < 0)
                 return errno_is_vanished(r);
         if (fstat(fd, &a) < 0 || fstat(dir_fd, &b) < 0)
@@ -498,7 +496,7 @@ static bool plan_wants(const CgroupPlan *plan, const AppliedItem *it) {
 }
 
 static int open_for_apply(Context *ctx) {
-        int r = cgroup_open(ctx->root, ctx->cgroup, &ctx->dir_fd);
+        int r = cgroup_open_dir(ctx->root, ctx->cgroup, &ctx->dir_fd);
         if (r < 0) {
                 bool gone = errno_is_vanished(r);
                 report_add(ctx->report, gone ? ACTION_VANISHED : ACTION_FAILED, BACKEND_CGROUP_FILE, ctx->cgroup,
@@ -647,7 +645,7 @@ int cgroup_exists(const char *cgroupfs_root, const char *cgroup) {
 
         if (!cgroupfs_root || cgroup_path_validate(cgroup) < 0)
                 return -EINVAL;
-        r = cgroup_open(cgroupfs_root, cgroup, &fd);
+        r = cgroup_open_dir(cgroupfs_root, cgroup, &fd);
         if (errno_is_vanished(r))
                 return 0;
         return r < 0 ? r : 1;
@@ -660,7 +658,7 @@ int cgroup_read_value(const char *cgroupfs_root, const char *cgroup, Backend b, 
 
         if (!cgroupfs_root || cgroup_path_validate(cgroup) < 0 || !cgroup_record_target_is_valid(b, target) || !ret)
                 return -EINVAL;
-        r = cgroup_open(cgroupfs_root, cgroup, &fd);
+        r = cgroup_open_dir(cgroupfs_root, cgroup, &fd);
         if (r < 0)
                 return r;
         r = read_current(fd, b, target, &present, ret);

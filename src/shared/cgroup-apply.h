@@ -74,6 +74,10 @@ int cgroup_sync_knob_file(const char *cgroupfs_root, const char *cgroup, const c
  * -ENODATA for an absent xattr. */
 int cgroup_read_value(const char *cgroupfs_root, const char *cgroup, Backend b, const char *target, char **ret);
 
+/* Opens root/cgroup one component at a time with O_NOFOLLOW, so that no
+ * symlink inside the tree leads out of it: a plain O_RDONLY directory fd. */
+int cgroup_open_dir(const char *root, const char *cgroup, int *ret_fd);
+
 /* Whether cgroup is there: 1, 0 when it is gone, or a negative errno (a
  * symlink on the way: ELOOP, ENOTDIR), through the same walk as the writes. */
 int cgroup_exists(const char *cgroupfs_root, const char *cgroup);

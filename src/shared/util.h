@@ -22,6 +22,12 @@ static inline void closep(int *fd) {
 }
 #define _cleanup_close_ _cleanup_(closep)
 
+/* Closes fd if open, keeping errno; returns -1 to store back. */
+static inline int safe_close(int fd) {
+        closep(&fd);
+        return -1;
+}
+
 static inline void fclosep(FILE **f) {
         if (f && *f)
                 fclose(*f);

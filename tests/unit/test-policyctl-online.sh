@@ -172,8 +172,10 @@ grep -qE '^alpha +100 +0 +Alpha test group$' <<< "$out" && grep -qE '^beta +250 
 check_json "status --json is one object with the daemon's state and the groups" '
 import time
 assert set(d) == {"version", "dry_run", "n_groups", "n_members", "config_errors", "config_warnings",
-                  "units_need_daemon_reload", "last_reload_usec", "last_reload", "groups"}, sorted(d)
+                  "units_need_daemon_reload", "processes", "last_reload_usec", "last_reload", "groups"}, sorted(d)
 assert d["units_need_daemon_reload"] == 0, d
+# alpha sets KSM=: the process layer is on, and no unit runs under this fake systemd.
+assert d["processes"].startswith("inotify IN_MODIFY on cgroup.procs of 0 cgroups"), d["processes"]
 assert d["dry_run"] is False and d["n_groups"] == 3 and d["n_members"] == 0, d
 assert d["config_errors"] == 1 and d["config_warnings"] == 1, d
 assert abs(d["last_reload_usec"] / 1e6 - time.time()) < 120, d["last_reload_usec"]
@@ -237,8 +239,9 @@ grep -qE '^  KNOB +REQUESTED +EFFECTIVE +BACKEND +GROUP +SOURCE +NOTE$' <<< "$ou
         && grep -qE '^  user\.test\.class +beta +beta +xattr +beta +/run/policy\.d/beta\.policy:5 +-$' <<< "$out" \
         && ok "explain shows requested and effective side by side, with backend, group and file:line" \
         || not_ok "explain shows requested and effective side by side, with backend, group and file:line" "$out"
-check_json "explain --json has unit, cgroup, groups and knobs" "
-assert set(d) == {'unit', 'cgroup', 'groups', 'knobs'}, sorted(d)
+check_json "explain --json has unit, cgroup, groups, knobs and processes" "
+assert set(d) == {'unit', 'cgroup', 'groups', 'knobs', 'processes'}, sorted(d)
+assert d['processes'] == [], d['processes']
 assert d['unit'] is None and d['cgroup'] == '$child', d
 assert d['groups'] == [{'group': 'alpha', 'source': 'runtime'}, {'group': 'beta', 'source': 'runtime'}], d['groups']
 for k in d['knobs']:

@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <glib.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "inject-client.h"
+#include "util.h"
+
+#define REPLY_MAX 4096
+
+struct InjectCall {
+        int fd;
+        sd_event_source *io;
+        sd_event_source *timer;
+        GString *buffer;
+        InjectCallback callback;
+        void *userdata;
+};
+
+void inject_reply_clear(InjectReply *r) {
+        g_free(r->outcome);
+        g_free(r->reason);
+        g_free(r->error);
+        g_free(r->exe);
+        g_free(r->ksm);
+        g_free(r->mempolicy);
+        *r = (InjectReply) {};
+}
+
+/* One word: key=value or key="quoted value"; *p moves past it. */
+static int next_word(const char **p, char **ret_key, char **ret_value) {
+        const char *s = *p, *eq;
+        g_autoptr(GString) value = g_string_new(NULL);
+
+        while (*s == ' ')
+                s++;
+        if (*s == '\0' || *s == '\n')
+                return 0;
+        eq = s;
+        while (*eq && *eq != '=' && *eq != ' ' && *eq != '\n')
+                eq++;
+        if (*eq != '=' || eq == s)
+                return -EINVAL;
+        g_autofree char *key = g_strndup(s, (gsize) (eq - s));
+        s = eq + 1;
+        if (*s == '"') {
+                for (s++; *s != '"'; s++) {
+                        if (*s == '\0' || *s == '\n')
+                                return -EINVAL;
+                        if (*s == '\\') {
+                                s++;
+                                if (*s != '"' && *s != '\\')
+                                        return -EINVAL;
+                        }
+                        g_string_append_c(value, *s);
+                }
+                s++;
+                if (*s != ' ' && *s != '\0' && *s != '\n')
+                        return -EINVAL;
+        } else
+                while (*s && *s != ' ' && *s != '\n')
+                        g_string_append_c(value, *s++);
+        *p = s;
+        *ret_key = TAKE_PTR(key);
+        *ret_value = g_string_free(TAKE_PTR(value), false);
+        return 1;
+}
+
+int inject_reply_parse(const char *line, InjectReply *ret) {
+        InjectReply r = {};
+        const char *p = line;
+        int k;
+
+        for (;;) {
+                g_autofree char *key = NULL, *value = NULL;
+
+                k = next_word(&p, &key, &value);
+                if (k < 0) {
+                        inject_reply_clear(&r);
+                        return k;
+                }
+                if (k == 0)
+                        break;
+                char **slot = streq(key, "outcome")               ? &r.outcome
+                              : streq(key, "reason")              ? &r.reason
+                              : streq(key, "error")               ? &r.error
+                              : streq(key, "exe")                 ? &r.exe
+                              : streq(key, "verified_ksm")        ? &r.ksm
+                              : streq(key, "verified_mempolicy")  ? &r.mempolicy
+                                                                  : NULL;
+                if (slot) {
+                        g_free(*slot);
+                        *slot = TAKE_PTR(value);
+                } else if (streq(key, "threads"))
+                        r.threads = (unsigned) g_ascii_strtoull(value, NULL, 10);
+                else if (streq(key, "stuck"))
+                        r.stuck = streq(value, "1");
+        }
+        if (!r.outcome) {
+                inject_reply_clear(&r);
+                return -EBADMSG;
+        }
+        *ret = r;
+        return 0;
+}
+
+InjectCall *inject_call_free(InjectCall *c) {
+        if (!c)
+                return NULL;
+        sd_event_source_disable_unref(c->io);
+        sd_event_source_disable_unref(c->timer);
+        safe_close(c->fd);
+        if (c->buffer)
+                g_string_free(c->buffer, true);
+        g_free(c);
+        return NULL;
+}
+
+/* The callback may free the call: nothing touches c after it. */
+static void call_finish(InjectCall *c, const InjectReply *reply, int error) {
+        c->io = sd_event_source_disable_unref(c->io);
+        c->timer = sd_event_source_disable_unref(c->timer);
+        c->callback(c, reply, error, c->userdata);
+}
+
+static int on_readable(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        InjectCall *c = userdata;
+        char buf[512];
+        ssize_t n;
+        (void) s;
+        (void) revents;
+
+        n = read(fd, buf, sizeof(buf));
+        if (n < 0) {
+                if (errno == EAGAIN || errno == EINTR)
+                        return 0;
+                call_finish(c, NULL, -errno);
+                return 0;
+        }
+        g_string_append_len(c->buffer, buf, n);
+        const char *nl = memchr(c->buffer->str, '\n', c->buffer->len);
+        if (!nl && n > 0 && c->buffer->len < REPLY_MAX)
+                return 0;
+        if (!nl) {
+                call_finish(c, NULL, n == 0 ? -ECONNRESET : -EMSGSIZE);
+                return 0;
+        }
+
+        InjectReply reply = {};
+        g_autofree char *line = g_strndup(c->buffer->str, (gsize) (nl - c->buffer->str));
+        int r = inject_reply_parse(line, &reply);
+        if (r < 0)
+                call_finish(c, NULL, r);
+        else {
+                call_finish(c, &reply, 0);
+                inject_reply_clear(&reply);
+        }
+        return 0;
+}
+
+static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
+        (void) s;
+        (void) usec;
+        call_finish(userdata, NULL, -ETIMEDOUT);
+        return 0;
+}
+
+int inject_call_start(sd_event *event, const char *socket_path, int pidfd, pid_t pid, bool query, int ksm,
+                      const char *mempolicy, unsigned timeout_ms, InjectCallback callback, void *userdata,
+                      InjectCall **ret) {
+        g_autoptr(GString) line = g_string_new(NULL);
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        union {
+                struct cmsghdr header;
+                char space[CMSG_SPACE(sizeof(int))];
+        } control = {};
+        InjectCall *c;
+        int r;
+
+        if (strlen(socket_path) >= sizeof(sa.sun_path))
+                return -EINVAL;
+        strcpy(sa.sun_path, socket_path);
+
+        g_string_printf(line, "pid=%d", (int) pid);
+        if (query)
+                g_string_append(line, " query=1");
+        else
+                g_string_append_printf(line, " ksm=%s mempolicy=%s timeout_ms=%u", ksm < 0 ? "-" : ksm ? "1" : "0",
+                                       mempolicy ?: "-", timeout_ms);
+        g_string_append_c(line, '\n');
+
+        c = g_new0(InjectCall, 1);
+        c->callback = callback;
+        c->userdata = userdata;
+        c->buffer = g_string_new(NULL);
+        c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (c->fd < 0) {
+                r = -errno;
+                goto fail;
+        }
+        /* The socket unit accepts: a connect completes at once, or fails. */
+        if (connect(c->fd, (struct sockaddr *) &sa, sizeof(sa)) < 0) {
+                r = -errno;
+                goto fail;
+        }
+
+        struct iovec iov = { .iov_base = line->str, .iov_len = line->len };
+        struct msghdr msg = {
+                .msg_iov = &iov,
+                .msg_iovlen = 1,
+                .msg_control = &control,
+                .msg_controllen = sizeof(control),
+        };
+        struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+        cmsg->cmsg_level = SOL_SOCKET;
+        cmsg->cmsg_type = SCM_RIGHTS;
+        cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(cmsg), &pidfd, sizeof(int));
+        ssize_t n = sendmsg(c->fd, &msg, MSG_NOSIGNAL);
+        if (n < 0) {
+                r = -errno;
+                goto fail;
+        }
+        if ((size_t) n != line->len) {
+                r = -EIO;
+                goto fail;
+        }
+
+        r = sd_event_add_io(event, &c->io, c->fd, EPOLLIN, on_readable, c);
+        if (r < 0)
+                goto fail;
+        /* The helper's own time box, plus its start. */
+        r = sd_event_add_time_relative(event, &c->timer, CLOCK_MONOTONIC,
+                                       ((uint64_t) timeout_ms + 10000) * 1000, 100000, on_timeout, c);
+        if (r < 0)
+                goto fail;
+        *ret = c;
+        return 0;
+fail:
+        inject_call_free(c);
+        return r;
+}

@@ -1,0 +1,917 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cgroup-apply.h"
+#include "fileio.h"
+#include "inject-client.h"
+#include "inject-proc.h"
+#include "log.h"
+#include "manager.h"
+#include "process-watch.h"
+#include "resolve.h"
+#include "util.h"
+
+/* Each call starts a helper process: a few at once, the rest wait. */
+#define CALLS_IN_FLIGHT_MAX 4
+#define INJECT_TIMEOUT_MS 2000
+/* A cgroup and its children: enough for any unit's own subtree. */
+#define PROCS_DEPTH_MAX 16
+
+typedef struct WatchedCgroup {
+        int wd;
+        char *cgroup;
+        char *subject;
+        char *groups;   /* the member groups when last applied, to see a change */
+} WatchedCgroup;
+
+struct ProcessWatch {
+        Manager *manager;
+        int inotify_fd;
+        sd_event_source *inotify_source;
+        GHashTable *watch_by_wd;      /* wd → WatchedCgroup*, owns */
+        GHashTable *watch_by_subject; /* subject key → WatchedCgroup*, borrowed */
+        GHashTable *records;          /* pid → ProcessRecord*, owns */
+        GHashTable *scans;            /* subject keys to read cgroup.procs of */
+        sd_event_source *scan_defer;
+        GQueue *waiting;              /* pids whose record waits for a call slot */
+        unsigned calls_in_flight;
+        unsigned generation;          /* bumped when what is wanted may have changed */
+        bool active;                  /* some loaded group sets KSM= or NUMAPolicy= */
+        bool startup_done;            /* units listed and read: records nobody placed can be decided */
+        bool check_unplaced;          /* after the scans queued now */
+        char *state_path;             /* what policyd set in which process, across its restarts */
+        bool injector_missing_logged;
+        char *socket_path;
+};
+
+static const char *const method_names[_PROCESS_METHOD_MAX] = {
+        [PROCESS_PENDING] = "pending",
+        [PROCESS_AS_WANTED] = "as-wanted",
+        [PROCESS_INJECTED] = "injected",
+        [PROCESS_UNDONE] = "undone",
+        [PROCESS_SKIPPED] = "skipped",
+        [PROCESS_FAILED] = "failed",
+};
+
+const char *process_method_to_string(ProcessMethod m) {
+        return (int) m >= 0 && m < _PROCESS_METHOD_MAX ? method_names[m] : NULL;
+}
+
+static void watched_cgroup_free(void *p) {
+        WatchedCgroup *c = p;
+        g_free(c->cgroup);
+        g_free(c->subject);
+        g_free(c->groups);
+        g_free(c);
+}
+
+static void record_free(void *p) {
+        ProcessRecord *r = p;
+        inject_call_free(r->call);
+        safe_close(r->pidfd);
+        g_free(r->subject);
+        g_free(r->exe);
+        process_knobs_clear(&r->applied);
+        process_step_clear(&r->step);
+        g_free(r->detail);
+        g_free(r->verified);
+        g_free(r);
+}
+
+static bool record_holds_something(const ProcessRecord *r) {
+        return r->applied.ksm == 1 || (r->applied.mempolicy && !streq(r->applied.mempolicy, "default"));
+}
+
+/* ---- the record file ---- */
+
+/* "PID STARTTIME KSM MEMPOLICY" per process that holds something policyd
+ * set, or is about to: written ahead of each injection, so that a policyd
+ * killed in between still knows what to take back. A value the injection
+ * never set is no harm there: undo happens only where the process still
+ * has what the record says. */
+static void save_records(ProcessWatch *w) {
+        g_autoptr(GString) text = g_string_new(NULL);
+        GHashTableIter it;
+        gpointer value;
+        int k;
+
+        if (w->manager->dry_run)
+                return;
+        g_hash_table_iter_init(&it, w->records);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                const ProcessRecord *r = value;
+                bool injecting = r->call && !r->call_is_query;
+                int ksm = injecting && r->step.ksm >= 0 ? r->step.ksm : r->applied.ksm;
+                const char *mempolicy = injecting && r->step.mempolicy ? r->step.mempolicy : r->applied.mempolicy;
+
+                if (ksm != 1 && (!mempolicy || streq(mempolicy, "default")) && !record_holds_something(r))
+                        continue;
+                g_string_append_printf(text, "%d %" G_GUINT64_FORMAT " %d %s\n", (int) r->pid, r->start_time, ksm,
+                                       mempolicy ?: "-");
+        }
+        if (text->len == 0)
+                k = unlink(w->state_path) < 0 && errno != ENOENT ? negative_errno() : 0;
+        else
+                k = write_file_atomic(w->state_path, text->str, 0600, WRITE_FILE_SYNC);
+        if (k < 0)
+                log_warning_errno(k, "Failed to write %s: %m", w->state_path);
+}
+
+/* ---- /proc ---- */
+
+/* Field 22, starttime; the comm in field 2 may hold anything but ')'. */
+static int read_start_time(pid_t pid, uint64_t *ret) {
+        char path[64], buf[1024];
+        _cleanup_close_ int fd = -1;
+        ssize_t n;
+
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return errno == ENOENT ? -ESRCH : negative_errno();
+        n = read(fd, buf, sizeof(buf) - 1);
+        if (n < 0)
+                return errno == ESRCH ? -ESRCH : negative_errno();
+        buf[n] = '\0';
+        const char *p = strrchr(buf, ')');
+        if (!p)
+                return -EBADMSG;
+        /* Fields 3 to 21 lie between the ')' and starttime. */
+        for (int field = 3; field <= 22; field++) {
+                p = strchr(p, ' ');
+                if (!p)
+                        return -EBADMSG;
+                p++;
+        }
+        *ret = g_ascii_strtoull(p, NULL, 10);
+        return 0;
+}
+
+/* Its cgroup below the root, from the unified hierarchy's "0::" line. */
+static int read_process_cgroup(pid_t pid, char **ret) {
+        g_autofree char *text = NULL, *path = g_strdup_printf("/proc/%d/cgroup", (int) pid);
+
+        if (!g_file_get_contents(path, &text, NULL, NULL))
+                return -ESRCH;
+        for (char *line = text; line && *line;) {
+                char *nl = strchr(line, '\n');
+                if (nl)
+                        *nl = '\0';
+                if (g_str_has_prefix(line, "0::")) {
+                        *ret = g_strdup(line + 3);
+                        return 0;
+                }
+                line = nl ? nl + 1 : NULL;
+        }
+        return -ENODATA;
+}
+
+static void read_procs_of(int dir_fd, unsigned depth, GArray *pids) {
+        _cleanup_close_ int fd = -1;
+        DIR *d;
+        struct dirent *de;
+
+        fd = openat(dir_fd, "cgroup.procs", O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+        if (fd >= 0) {
+                g_autoptr(GString) text = g_string_new(NULL);
+                char buf[4096];
+                ssize_t n;
+                while ((n = read(fd, buf, sizeof(buf))) > 0)
+                        g_string_append_len(text, buf, n);
+                for (char *p = text->str; *p;) {
+                        char *end;
+                        unsigned long v = strtoul(p, &end, 10);
+                        if (end == p)
+                                break;
+                        if (v > 0 && v <= INT32_MAX) {
+                                pid_t pid = (pid_t) v;
+                                g_array_append_val(pids, pid);
+                        }
+                        p = end;
+                        while (*p == '\n')
+                                p++;
+                }
+        }
+        if (depth >= PROCS_DEPTH_MAX)
+                return;
+        int dup_fd = fcntl(dir_fd, F_DUPFD_CLOEXEC, 3);
+        if (dup_fd < 0)
+                return;
+        d = fdopendir(dup_fd);
+        if (!d) {
+                close(dup_fd);
+                return;
+        }
+        while ((de = readdir(d))) {
+                if (de->d_type != DT_DIR || de->d_name[0] == '.')
+                        continue;
+                _cleanup_close_ int sub = openat(dir_fd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (sub >= 0)
+                        read_procs_of(sub, depth + 1, pids);
+        }
+        closedir(d);
+}
+
+/* ---- deciding ---- */
+
+static void start_next_calls(ProcessWatch *w);
+static void decide(ProcessWatch *w, ProcessRecord *r);
+
+static Subject *record_subject(ProcessWatch *w, const ProcessRecord *r) {
+        return r->subject ? manager_find_subject(w->manager, r->subject) : NULL;
+}
+
+static void set_outcome(ProcessRecord *r, ProcessMethod method, char *detail) {
+        r->method = method;
+        g_free(r->detail);
+        r->detail = detail;
+}
+
+static void forget_record(ProcessWatch *w, ProcessRecord *r) {
+        bool held = record_holds_something(r) || (r->call && !r->call_is_query);
+
+        if (r->call) { /* freed with the record, unanswered */
+                w->calls_in_flight--;
+                manager_call_finished(w->manager);
+        }
+        g_hash_table_remove(w->records, GINT_TO_POINTER(r->pid));
+        if (held)
+                save_records(w);
+}
+
+static int record_pid_compare(const void *a, const void *b) {
+        const ProcessRecord *x = *(const ProcessRecord *const *) a, *y = *(const ProcessRecord *const *) b;
+        return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* The injector's spelling of a mempolicy, as numa_maps shows it. */
+static int mempolicy_spec_to_numa_maps(const char *spec, char **ret) {
+        Mempolicy p;
+        char buf[300];
+
+        if (mempolicy_parse(spec, &p) < 0 || mempolicy_format_numa_maps(&p, buf, sizeof(buf)) < 0)
+                return -EINVAL;
+        *ret = g_strdup(buf);
+        return 0;
+}
+
+/* The record's process went away, or is no longer the one recorded. */
+static bool record_is_stale(ProcessRecord *r) {
+        uint64_t t;
+        return read_start_time(r->pid, &t) < 0 || t != r->start_time;
+}
+
+static void queue_call(ProcessWatch *w, ProcessRecord *r) {
+        set_outcome(r, PROCESS_PENDING, NULL);
+        g_queue_push_tail(w->waiting, GINT_TO_POINTER(r->pid));
+        start_next_calls(w);
+}
+
+static char *groups_detail(const ProcessWant *want) {
+        if (want->ksm_group && want->mempolicy_group && !streq(want->ksm_group, want->mempolicy_group))
+                return g_strdup_printf("KSM= from '%s', NUMAPolicy= from '%s'", want->ksm_group, want->mempolicy_group);
+        if (want->ksm_group || want->mempolicy_group)
+                return g_strdup_printf("group '%s'", want->ksm_group ?: want->mempolicy_group);
+        return g_strdup("no group sets KSM= or NUMAPolicy= for it now");
+}
+
+/* What the query said, in the terms process_step_for() compares: the
+ * mempolicy is read in numa_maps' spelling, so it is matched against the
+ * spellings that matter here. */
+static void current_from_reply(const InjectReply *reply, const ProcessWant *want, const ProcessRecord *r,
+                               ProcessKnobs *ret) {
+        ProcessKnobs cur = { .ksm = -1 };
+
+        if (streq_ptr(reply->ksm, "yes"))
+                cur.ksm = 1;
+        else if (streq_ptr(reply->ksm, "no"))
+                cur.ksm = 0;
+        if (reply->mempolicy && !streq(reply->mempolicy, "-")) {
+                const char *candidates[] = { want->knobs.mempolicy, r->applied.mempolicy, "default", "local" };
+                for (size_t i = 0; i < ELEMENTSOF(candidates) && !cur.mempolicy; i++) {
+                        g_autofree char *spelled = NULL;
+                        if (candidates[i] && mempolicy_spec_to_numa_maps(candidates[i], &spelled) >= 0 &&
+                            streq(spelled, reply->mempolicy))
+                                cur.mempolicy = g_strdup(candidates[i]);
+                }
+                if (!cur.mempolicy) /* something else: differs from all of them */
+                        cur.mempolicy = g_strdup_printf("other:%s", reply->mempolicy);
+        }
+        *ret = cur;
+}
+
+static const GPtrArray *record_memberships(ProcessWatch *w, ProcessRecord *r) {
+        Subject *s = record_subject(w, r);
+        return s ? s->memberships : NULL;
+}
+
+/* The query came back: decide the step, and inject when there is one. */
+static void decide_from_query(ProcessWatch *w, ProcessRecord *r, const InjectReply *reply) {
+        ProcessWant want = { .knobs.ksm = -1 };
+        ProcessKnobs cur = { .ksm = -1 };
+        ProcessStep step = { .ksm = -1 };
+
+        g_free(r->exe);
+        r->exe = reply->exe && !streq(reply->exe, "-") ? g_strdup(reply->exe) : NULL;
+        process_want_for(w->manager->policies, record_memberships(w, r), r->exe, &want);
+        current_from_reply(reply, &want, r, &cur);
+        process_step_for(&want, &cur, &r->applied, &step);
+
+        if (process_step_is_empty(&step)) {
+                if (want.knobs.ksm < 0 && !want.knobs.mempolicy)
+                        set_outcome(r, PROCESS_SKIPPED,
+                                    g_strdup(process_knobs_wanted(w->manager->policies, record_memberships(w, r))
+                                                     ? "Executable= of its groups does not match"
+                                                     : "no group sets KSM= or NUMAPolicy= for it"));
+                else if ((want.knobs.ksm >= 0 && want.ksm_at_start_only && cur.ksm != want.knobs.ksm) ||
+                         (want.knobs.mempolicy && want.mempolicy_at_start_only &&
+                          !streq_ptr(cur.mempolicy, want.knobs.mempolicy)))
+                        set_outcome(r, PROCESS_SKIPPED,
+                                    g_strdup_printf("ApplyToRunning=no in %s: only at the next start",
+                                                    want.ksm_at_start_only ? want.ksm_group : want.mempolicy_group));
+                else if (want.mempolicy_problem && !want.knobs.mempolicy)
+                        set_outcome(r, PROCESS_SKIPPED, g_strdup(want.mempolicy_problem));
+                else
+                        set_outcome(r, PROCESS_AS_WANTED, groups_detail(&want));
+                g_free(r->verified);
+                r->verified = g_strdup_printf("ksm=%s mempolicy=%s", strempty(reply->ksm), strempty(reply->mempolicy));
+                if (!record_holds_something(r) && !record_subject(w, r))
+                        forget_record(w, r);
+        } else {
+                process_step_clear(&r->step);
+                r->step = step;
+                step = (ProcessStep) { .ksm = -1 };
+                set_outcome(r, PROCESS_PENDING, groups_detail(&want));
+                r->call_is_query = false;
+                g_queue_push_tail(w->waiting, GINT_TO_POINTER(r->pid));
+        }
+        process_knobs_clear(&cur);
+        process_want_clear(&want);
+        process_step_clear(&step);
+}
+
+static void on_injected(ProcessWatch *w, ProcessRecord *r, const InjectReply *reply) {
+        const char *who = r->subject ?: "-";
+        bool applied = streq(reply->outcome, "applied");
+
+        g_free(r->verified);
+        r->verified = g_strdup_printf("ksm=%s mempolicy=%s", strempty(reply->ksm), strempty(reply->mempolicy));
+        if (applied) {
+                bool undo = r->step.undo_ksm || r->step.undo_mempolicy;
+                if (r->step.ksm >= 0)
+                        r->applied.ksm = r->step.ksm;
+                if (r->step.mempolicy) {
+                        g_free(r->applied.mempolicy);
+                        r->applied.mempolicy = g_strdup(r->step.mempolicy);
+                }
+                g_free(r->detail);
+                r->detail = g_strdup_printf("%s%s%s%s%s", r->step.ksm >= 0 ? "KSM " : "",
+                                            r->step.ksm == 1 ? "on" : r->step.ksm == 0 ? "off" : "",
+                                            r->step.ksm >= 0 && r->step.mempolicy ? ", " : "",
+                                            r->step.mempolicy ? "mempolicy " : "", strempty(r->step.mempolicy));
+                r->method = undo ? PROCESS_UNDONE : PROCESS_INJECTED;
+                log_context(LOG_NOTICE, 0, who, NULL, NULL, 0,
+                            "%s PID %d (%s): %s, in %u threads; read back %s", undo ? "Undid in" : "Injected into",
+                            (int) r->pid, r->exe ?: "?", r->detail, reply->threads, r->verified);
+        } else if (streq(reply->outcome, "vanished")) {
+                forget_record(w, r);
+                return;
+        } else {
+                bool refused = streq(reply->outcome, "refused");
+                set_outcome(r, refused ? PROCESS_SKIPPED : PROCESS_FAILED,
+                            g_strdup_printf("%s%s%s", refused ? "refused: " : "failed: ",
+                                            reply->reason ?: reply->error ?: reply->outcome,
+                                            reply->stuck ? " (a thread was stuck; the helper exited to release it)"
+                                                         : ""));
+                log_context(refused ? LOG_INFO : LOG_WARNING, 0, who, NULL, NULL, 0, "PID %d (%s): %s", (int) r->pid,
+                            r->exe ?: "?", r->detail);
+        }
+        process_step_clear(&r->step);
+        save_records(w);
+        if (!record_holds_something(r) && !record_subject(w, r))
+                forget_record(w, r);
+}
+
+static void on_call_done(InjectCall *call, const InjectReply *reply, int error, void *userdata) {
+        ProcessWatch *w = userdata;
+        ProcessRecord *r = NULL;
+        GHashTableIter it;
+        gpointer value;
+        pid_t pid;
+
+        g_hash_table_iter_init(&it, w->records);
+        while (g_hash_table_iter_next(&it, NULL, &value))
+                if (((ProcessRecord *) value)->call == call) {
+                        r = value;
+                        break;
+                }
+        w->calls_in_flight--;
+        manager_call_finished(w->manager);
+        if (!r) { /* cannot happen: a record frees its call */
+                inject_call_free(call);
+                start_next_calls(w);
+                return;
+        }
+        r->call = inject_call_free(r->call);
+        r->pidfd = safe_close(r->pidfd);
+        pid = r->pid;
+
+        if (error < 0 || streq(reply->outcome, "error")) {
+                if (error == -ENOENT || error == -ECONNREFUSED) {
+                        if (!w->injector_missing_logged)
+                                log_warning("The injector (%s) is not there: KSM= and NUMAPolicy= reach no running "
+                                            "process. Is policyd-inject.socket enabled?",
+                                            w->socket_path);
+                        w->injector_missing_logged = true;
+                }
+                set_outcome(r, PROCESS_FAILED,
+                            error < 0 ? g_strdup_printf("the injector did not answer: %s", g_strerror(-error))
+                                      : g_strdup_printf("the injector refused the request: %s", strempty(reply->error)));
+                process_step_clear(&r->step);
+                save_records(w);
+        } else if (r->call_is_query) {
+                if (streq(reply->outcome, "vanished"))
+                        forget_record(w, r);
+                else if (!streq(reply->outcome, "queried"))
+                        set_outcome(r, PROCESS_SKIPPED, g_strdup_printf("refused: %s", reply->reason ?: reply->outcome));
+                else
+                        decide_from_query(w, r, reply);
+        } else
+                on_injected(w, r, reply);
+
+        r = g_hash_table_lookup(w->records, GINT_TO_POINTER(pid));
+        if (r && r->again && r->method != PROCESS_PENDING) {
+                r->again = false;
+                decide(w, r);
+        }
+        start_next_calls(w);
+}
+
+static int start_call(ProcessWatch *w, ProcessRecord *r) {
+        uint64_t t;
+        int k;
+
+        r->pidfd = (int) syscall(SYS_pidfd_open, r->pid, 0);
+        if (r->pidfd < 0)
+                return -errno;
+        /* The pidfd is of the process we looked at, not a later one with its PID. */
+        if (read_start_time(r->pid, &t) < 0 || t != r->start_time)
+                return -ESRCH;
+        k = inject_call_start(w->manager->event, w->socket_path, r->pidfd, r->pid, r->call_is_query, r->step.ksm,
+                              r->step.mempolicy, INJECT_TIMEOUT_MS, on_call_done, w, &r->call);
+        if (k < 0)
+                return k;
+        w->calls_in_flight++;
+        manager_call_started(w->manager);
+        if (!r->call_is_query)
+                save_records(w); /* ahead of the change */
+        return 0;
+}
+
+static void start_next_calls(ProcessWatch *w) {
+        while (w->calls_in_flight < CALLS_IN_FLIGHT_MAX && !g_queue_is_empty(w->waiting)) {
+                pid_t pid = GPOINTER_TO_INT(g_queue_pop_head(w->waiting));
+                ProcessRecord *r = g_hash_table_lookup(w->records, GINT_TO_POINTER(pid));
+                int k;
+
+                if (!r || r->call || r->method != PROCESS_PENDING)
+                        continue;
+                k = start_call(w, r);
+                if (k == 0)
+                        continue;
+                r->pidfd = safe_close(r->pidfd);
+                if (errno_is_vanished(k)) {
+                        forget_record(w, r);
+                        continue;
+                }
+                if ((k == -ENOENT || k == -ECONNREFUSED) && !w->injector_missing_logged) {
+                        log_warning("The injector (%s) is not there: KSM= and NUMAPolicy= reach no running process. "
+                                    "Is policyd-inject.socket enabled?",
+                                    w->socket_path);
+                        w->injector_missing_logged = true;
+                }
+                set_outcome(r, PROCESS_FAILED, g_strdup_printf("the injector could not be reached: %s", g_strerror(-k)));
+                process_step_clear(&r->step);
+        }
+}
+
+/* Looks at one process again: a query first (its exe and what it has),
+ * then perhaps an injection. */
+static void decide(ProcessWatch *w, ProcessRecord *r) {
+        if (r->call || r->method == PROCESS_PENDING) {
+                r->again = true;
+                return;
+        }
+        r->generation = w->generation;
+        if (w->manager->dry_run) {
+                set_outcome(r, PROCESS_SKIPPED, g_strdup("dry run"));
+                return;
+        }
+        process_step_clear(&r->step);
+        r->call_is_query = true;
+        queue_call(w, r);
+}
+
+/* ---- scanning ---- */
+
+static void scan_subject(ProcessWatch *w, const char *key) {
+        Subject *s = manager_find_subject(w->manager, key);
+        g_autoptr(GArray) pids = g_array_new(false, false, sizeof(pid_t));
+        g_autoptr(GHashTable) seen = g_hash_table_new(NULL, NULL);
+        _cleanup_close_ int dir_fd = -1;
+        bool wanted;
+        GHashTableIter it;
+        gpointer value;
+
+        if (!s || isempty(s->cgroup))
+                return;
+        wanted = w->active && process_knobs_wanted(w->manager->policies, s->memberships);
+        if (cgroup_open_dir(w->manager->cgroup_root, s->cgroup, &dir_fd) >= 0)
+                read_procs_of(dir_fd, 0, pids);
+
+        for (guint i = 0; i < pids->len; i++) {
+                pid_t pid = g_array_index(pids, pid_t, i);
+                ProcessRecord *r = g_hash_table_lookup(w->records, GINT_TO_POINTER(pid));
+                uint64_t t;
+
+                if (pid == getpid() || read_start_time(pid, &t) < 0)
+                        continue;
+                g_hash_table_add(seen, GINT_TO_POINTER(pid));
+                if (r && r->start_time != t) {
+                        forget_record(w, r);
+                        r = NULL;
+                }
+                if (!r) {
+                        if (!wanted)
+                                continue; /* nothing to do, nor to undo */
+                        r = g_new0(ProcessRecord, 1);
+                        r->pid = pid;
+                        r->start_time = t;
+                        r->pidfd = -1;
+                        r->applied.ksm = -1;
+                        r->step.ksm = -1;
+                        r->subject = g_strdup(key);
+                        r->generation = w->generation - 1;
+                        g_hash_table_insert(w->records, GINT_TO_POINTER(pid), r);
+                }
+                if (!streq_ptr(r->subject, key)) {
+                        g_free(r->subject);
+                        r->subject = g_strdup(key);
+                        r->generation = w->generation - 1;
+                }
+                if (r->generation != w->generation)
+                        decide(w, r);
+        }
+
+        /* Recorded here, and gone: exited, or moved somewhere not watched. */
+        g_autoptr(GPtrArray) left = g_ptr_array_new();
+        g_hash_table_iter_init(&it, w->records);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                ProcessRecord *r = value;
+                if (streq_ptr(r->subject, key) && !g_hash_table_contains(seen, GINT_TO_POINTER(r->pid)))
+                        g_ptr_array_add(left, r);
+        }
+        for (guint i = 0; i < left->len; i++) {
+                ProcessRecord *r = g_ptr_array_index(left, i);
+                g_autofree char *cgroup = NULL;
+
+                if (r->call)
+                        continue; /* its reply decides */
+                if (record_is_stale(r) || read_process_cgroup(r->pid, &cgroup) < 0) {
+                        forget_record(w, r);
+                        continue;
+                }
+                WatchedCgroup *there = NULL;
+                GHashTableIter wi;
+                g_hash_table_iter_init(&wi, w->watch_by_wd);
+                while (g_hash_table_iter_next(&wi, NULL, &value))
+                        if (streq(((WatchedCgroup *) value)->cgroup, cgroup))
+                                there = value;
+                g_clear_pointer(&r->subject, g_free);
+                if (there) {
+                        g_hash_table_add(w->scans, g_strdup(there->subject));
+                        (void) sd_event_source_set_enabled(w->scan_defer, SD_EVENT_ONESHOT);
+                } else if (record_holds_something(r))
+                        decide(w, r); /* no groups where it went: undo */
+                else
+                        forget_record(w, r);
+        }
+}
+
+static int on_scan(sd_event_source *source, void *userdata) {
+        ProcessWatch *w = userdata;
+        (void) source;
+
+        /* Scans may queue more scans: take the set first. */
+        g_autoptr(GHashTable) scans = w->scans;
+        w->scans = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        GHashTableIter it;
+        gpointer key;
+        g_hash_table_iter_init(&it, scans);
+        while (g_hash_table_iter_next(&it, &key, NULL))
+                scan_subject(w, key);
+
+        /* Records from before a restart that no scan placed: their process
+         * is where no group wants anything now, or gone. */
+        if (w->check_unplaced && g_hash_table_size(w->scans) == 0) {
+                w->check_unplaced = false;
+                g_autoptr(GPtrArray) unplaced = g_ptr_array_new();
+                gpointer value;
+                g_hash_table_iter_init(&it, w->records);
+                while (g_hash_table_iter_next(&it, NULL, &value))
+                        if (!((ProcessRecord *) value)->subject && !((ProcessRecord *) value)->call)
+                                g_ptr_array_add(unplaced, value);
+                for (guint i = 0; i < unplaced->len; i++) {
+                        ProcessRecord *r = g_ptr_array_index(unplaced, i);
+                        if (record_is_stale(r))
+                                forget_record(w, r);
+                        else
+                                decide(w, r);
+                }
+        }
+        return 0;
+}
+
+static void queue_scan(ProcessWatch *w, const char *key) {
+        g_hash_table_add(w->scans, g_strdup(key));
+        (void) sd_event_source_set_enabled(w->scan_defer, SD_EVENT_ONESHOT);
+}
+
+/* ---- watching ---- */
+
+static void unwatch(ProcessWatch *w, WatchedCgroup *c) {
+        (void) inotify_rm_watch(w->inotify_fd, c->wd);
+        g_hash_table_remove(w->watch_by_subject, c->subject);
+        g_hash_table_remove(w->watch_by_wd, GINT_TO_POINTER(c->wd));
+}
+
+static int watch(ProcessWatch *w, Subject *s, WatchedCgroup **ret) {
+        _cleanup_close_ int dir_fd = -1;
+        char path[64];
+        int k, wd;
+
+        k = cgroup_open_dir(w->manager->cgroup_root, s->cgroup, &dir_fd);
+        if (k < 0)
+                return k;
+        /* Through the fd of the careful walk: no symlink on the way. */
+        snprintf(path, sizeof(path), "/proc/self/fd/%d/cgroup.procs", dir_fd);
+        wd = inotify_add_watch(w->inotify_fd, path, IN_MODIFY | IN_DONT_FOLLOW);
+        if (wd < 0)
+                return negative_errno();
+        WatchedCgroup *c = g_hash_table_lookup(w->watch_by_wd, GINT_TO_POINTER(wd));
+        if (c) /* the same cgroup under another subject: the last one wins */
+                unwatch(w, c);
+        c = g_new0(WatchedCgroup, 1);
+        c->wd = wd;
+        c->cgroup = g_strdup(s->cgroup);
+        c->subject = g_strdup(subject_key(s));
+        g_hash_table_insert(w->watch_by_wd, GINT_TO_POINTER(wd), c);
+        g_hash_table_insert(w->watch_by_subject, c->subject, c);
+        *ret = c;
+        return 0;
+}
+
+static int on_inotify(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
+        ProcessWatch *w = userdata;
+        char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+        ssize_t n;
+        (void) source;
+        (void) revents;
+
+        n = read(fd, buf, sizeof(buf));
+        if (n <= 0)
+                return 0;
+        for (char *p = buf; p < buf + n;) {
+                const struct inotify_event *e = (const struct inotify_event *) p;
+                WatchedCgroup *c = g_hash_table_lookup(w->watch_by_wd, GINT_TO_POINTER(e->wd));
+
+                if (e->mask & IN_Q_OVERFLOW) {
+                        log_info("Missed cgroup.procs events (inotify queue overflow): reading every watched cgroup.");
+                        GHashTableIter it;
+                        gpointer value;
+                        g_hash_table_iter_init(&it, w->watch_by_wd);
+                        while (g_hash_table_iter_next(&it, NULL, &value))
+                                queue_scan(w, ((WatchedCgroup *) value)->subject);
+                } else if (c && (e->mask & IN_IGNORED)) {
+                        /* The cgroup is gone; the kernel dropped the watch. */
+                        g_hash_table_remove(w->watch_by_subject, c->subject);
+                        g_hash_table_remove(w->watch_by_wd, GINT_TO_POINTER(e->wd));
+                } else if (c)
+                        queue_scan(w, c->subject);
+                p += sizeof(struct inotify_event) + e->len;
+        }
+        return 0;
+}
+
+/* Watched: every cgroup of a running subject while some group sets the
+ * knobs, or while a process still holds what policyd set (to see it move
+ * on). Scanned: members of such groups, and where records are. */
+void process_watch_subject_applied(ProcessWatch *w, Subject *s) {
+        const char *key;
+        WatchedCgroup *c;
+
+        if (!w)
+                return;
+        key = subject_key(s);
+        c = g_hash_table_lookup(w->watch_by_subject, key);
+        if (c && !streq_ptr(c->cgroup, s->cgroup)) {
+                unwatch(w, c);
+                c = NULL;
+        }
+        if (isempty(s->cgroup) || (!w->active && g_hash_table_size(w->records) == 0)) {
+                if (c)
+                        unwatch(w, c);
+                return;
+        }
+        if (!c && watch(w, s, &c) < 0)
+                return; /* gone already: UnitRemoved follows */
+
+        g_autofree char *groups = membership_list_tag(s->memberships);
+        bool changed = !streq_ptr(groups, c->groups), stale = false;
+        GHashTableIter it;
+        gpointer value;
+        if (changed) {
+                g_free(c->groups);
+                c->groups = TAKE_PTR(groups);
+        }
+        g_hash_table_iter_init(&it, w->records);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                ProcessRecord *r = value;
+                if (!streq_ptr(r->subject, key))
+                        continue;
+                if (changed)
+                        r->generation = w->generation - 1;
+                /* A reload may have changed the values under the same names. */
+                stale |= r->generation != w->generation;
+        }
+        if (changed || stale || (w->active && process_knobs_wanted(w->manager->policies, s->memberships)))
+                queue_scan(w, key);
+}
+
+void process_watch_subject_gone(ProcessWatch *w, const char *key) {
+        WatchedCgroup *c;
+
+        if (!w)
+                return;
+        c = g_hash_table_lookup(w->watch_by_subject, key);
+        if (c)
+                unwatch(w, c);
+        g_hash_table_remove(w->scans, key);
+        /* Its processes left before the cgroup could go: a scan of where
+         * they went has them, or they exited. */
+        GHashTableIter it;
+        gpointer value;
+        g_hash_table_iter_init(&it, w->records);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                ProcessRecord *r = value;
+                if (!streq_ptr(r->subject, key))
+                        continue;
+                g_clear_pointer(&r->subject, g_free);
+                if (!r->call && record_is_stale(r))
+                        g_hash_table_iter_remove(&it);
+        }
+}
+
+void process_watch_policies_changed(ProcessWatch *w) {
+        GHashTableIter it;
+        gpointer value;
+
+        if (!w)
+                return;
+        w->active = policy_set_has_process_knobs(w->manager->policies);
+        w->generation++;
+        if (!w->startup_done)
+                return; /* the units are not known yet */
+        /* Every subject is applied after a reload; records without one are
+         * looked at here. */
+        g_hash_table_iter_init(&it, w->records);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                ProcessRecord *r = value;
+                if (!r->subject && !record_is_stale(r))
+                        decide(w, r);
+        }
+}
+
+void process_watch_startup_converged(ProcessWatch *w) {
+        if (!w || w->startup_done)
+                return;
+        w->startup_done = true;
+        w->check_unplaced = true;
+        (void) sd_event_source_set_enabled(w->scan_defer, SD_EVENT_ONESHOT);
+}
+
+static void load_records(ProcessWatch *w) {
+        g_autofree char *text = NULL;
+        g_auto(GStrv) lines = NULL;
+        unsigned loaded = 0;
+
+        if (!g_file_get_contents(w->state_path, &text, NULL, NULL))
+                return;
+        lines = g_strsplit(text, "\n", -1);
+        for (char **l = lines; *l; l++) {
+                g_auto(GStrv) f = g_strsplit(*l, " ", -1);
+                uint64_t t;
+
+                if (g_strv_length(f) != 4)
+                        continue;
+                pid_t pid = (pid_t) g_ascii_strtoll(f[0], NULL, 10);
+                uint64_t start = g_ascii_strtoull(f[1], NULL, 10);
+                if (pid <= 0 || read_start_time(pid, &t) < 0 || t != start)
+                        continue; /* exited while policyd was not running */
+                ProcessRecord *r = g_new0(ProcessRecord, 1);
+                r->pid = pid;
+                r->start_time = start;
+                r->pidfd = -1;
+                r->step.ksm = -1;
+                r->applied.ksm = (int) g_ascii_strtoll(f[2], NULL, 10) == 1 ? 1 : -1;
+                r->applied.mempolicy = streq(f[3], "-") ? NULL : g_strdup(f[3]);
+                r->method = PROCESS_INJECTED;
+                r->detail = g_strdup("set by policyd before it restarted");
+                r->generation = 0;
+                g_hash_table_replace(w->records, GINT_TO_POINTER(pid), r);
+                loaded++;
+        }
+        if (loaded > 0)
+                log_info("%u running processes hold values policyd set before it restarted.", loaded);
+}
+
+GPtrArray *process_watch_records(ProcessWatch *w, const char *key) {
+        GPtrArray *out = g_ptr_array_new();
+        GHashTableIter it;
+        gpointer value;
+
+        g_hash_table_iter_init(&it, w->records);
+        while (g_hash_table_iter_next(&it, NULL, &value))
+                if (!key || streq_ptr(((ProcessRecord *) value)->subject, key))
+                        g_ptr_array_add(out, value);
+        g_ptr_array_sort(out, record_pid_compare);
+        return out;
+}
+
+char *process_watch_describe(ProcessWatch *w) {
+        if (!w->active && g_hash_table_size(w->records) == 0)
+                return g_strdup("off: no group sets KSM= or NUMAPolicy=");
+        return g_strdup_printf("inotify IN_MODIFY on cgroup.procs of %u cgroups; injector %s%s",
+                               g_hash_table_size(w->watch_by_wd), w->socket_path,
+                               w->injector_missing_logged ? " (not reachable)" : "");
+}
+
+int process_watch_new(Manager *m, ProcessWatch **ret) {
+        g_autofree ProcessWatch *w = g_new0(ProcessWatch, 1);
+        int k;
+
+        w->manager = m;
+        w->socket_path = g_strdup(getenv("POLICYD_INJECT_SOCKET") ?: INJECT_SOCKET_PATH);
+        w->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        if (w->inotify_fd < 0) {
+                k = negative_errno();
+                g_free(w->socket_path);
+                return k;
+        }
+        w->watch_by_wd = g_hash_table_new_full(NULL, NULL, NULL, watched_cgroup_free);
+        w->watch_by_subject = g_hash_table_new(g_str_hash, g_str_equal);
+        w->records = g_hash_table_new_full(NULL, NULL, NULL, record_free);
+        w->scans = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        w->waiting = g_queue_new();
+        w->generation = 1;
+        w->state_path = g_build_filename(m->state_dir, "processes", NULL);
+        load_records(w);
+
+        k = sd_event_add_io(m->event, &w->inotify_source, w->inotify_fd, EPOLLIN, on_inotify, w);
+        if (k >= 0)
+                k = sd_event_add_defer(m->event, &w->scan_defer, on_scan, w);
+        if (k >= 0)
+                k = sd_event_source_set_enabled(w->scan_defer, SD_EVENT_OFF);
+        if (k < 0) {
+                process_watch_free(TAKE_PTR(w));
+                return k;
+        }
+        *ret = TAKE_PTR(w);
+        return 0;
+}
+
+ProcessWatch *process_watch_free(ProcessWatch *w) {
+        if (!w)
+                return NULL;
+        /* Records first: their calls hold event sources. */
+        g_clear_pointer(&w->records, g_hash_table_unref);
+        sd_event_source_disable_unref(w->inotify_source);
+        sd_event_source_disable_unref(w->scan_defer);
+        g_clear_pointer(&w->watch_by_subject, g_hash_table_unref);
+        g_clear_pointer(&w->watch_by_wd, g_hash_table_unref);
+        g_clear_pointer(&w->scans, g_hash_table_unref);
+        if (w->waiting)
+                g_queue_free(w->waiting);
+        safe_close(w->inotify_fd);
+        g_free(w->socket_path);
+        g_free(w->state_path);
+        g_free(w);
+        return NULL;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The process layer: KSM= and NUMAPolicy= for the processes of member
+ * cgroups, in the groups with ApplyToRunning=yes (DESIGN §7).
+ *
+ *   noticing     inotify IN_MODIFY on cgroup.procs: every write to it (a
+ *                move, systemd attaching a scope's PIDs) raises it on the
+ *                destination. Forks and execs need nothing: KSM and the
+ *                mempolicy are inherited, and systemd's own starts come in
+ *                as units. Watched only while some group sets these knobs.
+ *   deciding     process-plan.c (pure), from the subject's memberships,
+ *                the executable, what the process has and what policyd
+ *                set in it before
+ *   applying     the injector helper (inject-client.c), which also reads
+ *                what policyd may not: another user's exe and numa_maps
+ *
+ * One ProcessRecord per process policyd looked at, keyed by PID and start
+ * time (PID reuse), for explain and status, and for undo. */
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "process-plan.h"
+
+typedef struct Manager Manager;
+typedef struct Subject Subject;
+typedef struct InjectCall InjectCall;
+typedef struct ProcessWatch ProcessWatch;
+
+typedef enum ProcessMethod {
+        PROCESS_PENDING,      /* a query or an injection is in flight */
+        PROCESS_AS_WANTED,    /* it already had the values (at start: the generator, policyctl exec) */
+        PROCESS_INJECTED,
+        PROCESS_UNDONE,
+        PROCESS_SKIPPED,      /* see detail */
+        PROCESS_FAILED,
+        _PROCESS_METHOD_MAX,
+} ProcessMethod;
+
+typedef struct ProcessRecord {
+        pid_t pid;
+        uint64_t start_time;  /* field 22 of /proc/PID/stat */
+        char *subject;        /* key of the subject it was last seen in; NULL: none */
+        char *exe;
+        ProcessKnobs applied; /* what policyd set in it, and may take back */
+        ProcessMethod method;
+        char *detail;         /* the groups, or why it was skipped */
+        char *verified;       /* "ksm=yes mempolicy=interleave:0-1", read back after the change */
+        InjectCall *call;
+        bool call_is_query;
+        ProcessStep step;     /* of the injection in flight */
+        bool again;           /* looked at again while a call was in flight */
+        int pidfd;
+        unsigned generation;  /* of the watch, when last decided */
+} ProcessRecord;
+
+int process_watch_new(Manager *m, ProcessWatch **ret);
+ProcessWatch *process_watch_free(ProcessWatch *w);
+
+/* The policy set was swapped in: start or stop watching, decide again. */
+void process_watch_policies_changed(ProcessWatch *w);
+/* The subject was applied: its groups or cgroup may have changed. */
+void process_watch_subject_applied(ProcessWatch *w, Subject *s);
+/* The subject lost its cgroup, or is going away. */
+void process_watch_subject_gone(ProcessWatch *w, const char *key);
+
+/* Startup converged (the first complete listing of units, and their
+ * reads): records from before a restart that no member cgroup holds can be
+ * decided now. */
+void process_watch_startup_converged(ProcessWatch *w);
+
+/* Records of one subject (key), or of all (NULL), sorted by PID. The
+ * array holds borrowed pointers. */
+GPtrArray *process_watch_records(ProcessWatch *w, const char *key);
+/* For status: how moves are noticed, and how many cgroups are watched. */
+char *process_watch_describe(ProcessWatch *w);
+
+const char *process_method_to_string(ProcessMethod m);

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <fnmatch.h>
+#include <string.h>
+
+#include "process-plan.h"
+#include "util.h"
+
+void process_knobs_clear(ProcessKnobs *k) {
+        k->ksm = -1;
+        g_clear_pointer(&k->mempolicy, g_free);
+}
+
+void process_want_clear(ProcessWant *w) {
+        process_knobs_clear(&w->knobs);
+        *w = (ProcessWant) { .knobs.ksm = -1 };
+}
+
+void process_step_clear(ProcessStep *s) {
+        g_clear_pointer(&s->mempolicy, g_free);
+        *s = (ProcessStep) { .ksm = -1 };
+}
+
+bool process_step_is_empty(const ProcessStep *s) {
+        return s->ksm < 0 && !s->mempolicy;
+}
+
+bool executable_matches(const char *pattern, const char *exe) {
+        return streq(pattern, exe) || fnmatch(pattern, exe, 0) == 0;
+}
+
+static bool group_takes_process(const PolicyGroup *g, const char *exe) {
+        if (!g->match_executables || g->match_executables->len == 0)
+                return true;
+        if (!exe)
+                return false;
+        for (guint i = 0; i < g->match_executables->len; i++)
+                if (executable_matches(g_ptr_array_index(g->match_executables, i), exe))
+                        return true;
+        return false;
+}
+
+/* The same order as resolve.c's merge: highest Priority, then the name last
+ * in lexical order. */
+static bool group_beats(const PolicyGroup *challenger, const PolicyGroup *holder) {
+        if (!holder)
+                return true;
+        if (challenger->priority != holder->priority)
+                return challenger->priority > holder->priority;
+        return strcmp(challenger->name, holder->name) > 0;
+}
+
+static const PolicyGroup *winner_of(const PolicySet *set, const GPtrArray *memberships, Knob k, const char *exe,
+                                    bool per_process) {
+        const PolicyGroup *winner = NULL;
+
+        for (guint i = 0; memberships && i < memberships->len; i++) {
+                const Membership *mb = g_ptr_array_index(memberships, i);
+                const PolicyGroup *g = policy_set_get(set, mb->group);
+
+                if (!g || !g->knobs[k].set)
+                        continue;
+                if (per_process && !group_takes_process(g, exe))
+                        continue;
+                if (group_beats(g, winner))
+                        winner = g;
+        }
+        return winner;
+}
+
+static unsigned nodes_count(const NumaNodeMask *m) {
+        unsigned n = 0;
+        for (size_t i = 0; i < G_N_ELEMENTS(m->bits); i++)
+                n += (unsigned) __builtin_popcountll(m->bits[i]);
+        return n;
+}
+
+char *process_mempolicy_spec(NumaPolicy policy, const NumaNodeMask *nodes, const char **ret_problem) {
+        g_autofree char *list = nodes && !numa_node_mask_is_empty(nodes) ? format_numa_nodes(nodes) : NULL;
+
+        *ret_problem = NULL;
+        switch (policy) {
+        case NUMA_POLICY_DEFAULT:
+                return g_strdup("default");
+        case NUMA_POLICY_LOCAL:
+                return g_strdup("local");
+        case NUMA_POLICY_PREFERRED:
+                /* Without nodes, "preferred" is the local node, as in
+                 * systemd; with several, the kernel's preferred-many (5.15). */
+                if (!list)
+                        return g_strdup("local");
+                return g_strdup_printf("%s:%s", nodes_count(nodes) == 1 ? "preferred" : "preferred-many", list);
+        case NUMA_POLICY_BIND:
+        case NUMA_POLICY_INTERLEAVE:
+        case NUMA_POLICY_WEIGHTED_INTERLEAVE:
+                if (!list) {
+                        *ret_problem = "no NUMANodes= to go with NUMAPolicy=";
+                        return NULL;
+                }
+                return g_strdup_printf("%s:%s",
+                                       policy == NUMA_POLICY_BIND         ? "bind"
+                                       : policy == NUMA_POLICY_INTERLEAVE ? "interleave"
+                                                                          : "weighted-interleave",
+                                       list);
+        default:
+                *ret_problem = "unknown NUMAPolicy=";
+                return NULL;
+        }
+}
+
+void process_want_for(const PolicySet *set, const GPtrArray *memberships, const char *exe, ProcessWant *ret) {
+        ProcessWant w = { .knobs.ksm = -1 };
+        const PolicyGroup *g;
+
+        g = winner_of(set, memberships, KNOB_KSM, exe, true);
+        if (g) {
+                w.knobs.ksm = g->knobs[KNOB_KSM].value.boolean;
+                w.ksm_group = g->name;
+                w.ksm_at_start_only = !g->apply_to_running;
+        }
+
+        g = winner_of(set, memberships, KNOB_NUMA_POLICY, exe, true);
+        if (g) {
+                /* The group's own NUMANodes= first; else the cgroup's. */
+                const PolicyGroup *nodes_group =
+                        g->knobs[KNOB_NUMA_NODES].set ? g : winner_of(set, memberships, KNOB_NUMA_NODES, exe, false);
+                w.knobs.mempolicy = process_mempolicy_spec(
+                        g->knobs[KNOB_NUMA_POLICY].value.numa_policy,
+                        nodes_group ? &nodes_group->knobs[KNOB_NUMA_NODES].value.numa_nodes : NULL,
+                        &w.mempolicy_problem);
+                w.mempolicy_group = g->name;
+                w.mempolicy_at_start_only = !g->apply_to_running;
+        }
+        *ret = w;
+}
+
+static bool group_has_process_knobs(const PolicyGroup *g) {
+        return g && (g->knobs[KNOB_KSM].set || g->knobs[KNOB_NUMA_POLICY].set);
+}
+
+bool process_knobs_wanted(const PolicySet *set, const GPtrArray *memberships) {
+        for (guint i = 0; memberships && i < memberships->len; i++) {
+                const Membership *mb = g_ptr_array_index(memberships, i);
+                if (group_has_process_knobs(policy_set_get(set, mb->group)))
+                        return true;
+        }
+        return false;
+}
+
+bool policy_set_has_process_knobs(const PolicySet *set) {
+        GHashTableIter it;
+        gpointer value;
+
+        g_hash_table_iter_init(&it, set->groups);
+        while (g_hash_table_iter_next(&it, NULL, &value))
+                if (group_has_process_knobs(value))
+                        return true;
+        return false;
+}
+
+void process_step_for(const ProcessWant *want, const ProcessKnobs *current, const ProcessKnobs *applied,
+                      ProcessStep *ret) {
+        ProcessStep s = { .ksm = -1 };
+
+        if (want->knobs.ksm >= 0 && !want->ksm_at_start_only) {
+                if (current->ksm != want->knobs.ksm)
+                        s.ksm = want->knobs.ksm;
+        } else if (applied->ksm == 1 && want->knobs.ksm != 1 && current->ksm != 0) {
+                /* policyd turned it on, and no group wants it now. A 0 read
+                 * back means someone else turned it off: nothing to undo. */
+                s.ksm = 0;
+                s.undo_ksm = true;
+        }
+
+        if (want->knobs.mempolicy && !want->mempolicy_at_start_only) {
+                if (!streq_ptr(current->mempolicy, want->knobs.mempolicy))
+                        s.mempolicy = g_strdup(want->knobs.mempolicy);
+        } else if (applied->mempolicy && !streq(applied->mempolicy, "default") &&
+                   !streq_ptr(want->knobs.mempolicy, applied->mempolicy) &&
+                   (!current->mempolicy || streq(current->mempolicy, applied->mempolicy))) {
+                /* Only while it still holds what policyd set. */
+                s.mempolicy = g_strdup("default");
+                s.undo_mempolicy = true;
+        }
+        *ret = s;
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The process-level knobs, KSM= and NUMAPolicy= (with NUMANodes=), for one
+ * process of a member cgroup: which groups' values it should carry, and the
+ * one step that gets it there from what policyd already set in it. Pure:
+ * the caller reads the executable and the process's current state. */
+
+#include <glib.h>
+#include <stdbool.h>
+
+#include "policy-group.h"
+#include "resolve.h"
+
+/* What a process carries, or should. ksm: -1 unknown or not wanted, 0 or 1.
+ * mempolicy: NULL for none wanted (or unknown), else in the injector's
+ * spelling: "default", "local", "preferred:1", "preferred-many:0-1",
+ * "bind:0-1", "interleave:0-1", "weighted-interleave:0-1". */
+typedef struct ProcessKnobs {
+        int ksm;
+        char *mempolicy;
+} ProcessKnobs;
+
+void process_knobs_clear(ProcessKnobs *k);
+
+typedef struct ProcessWant {
+        ProcessKnobs knobs;
+        const char *ksm_group;        /* the group whose KSM= won; borrowed from the set */
+        const char *mempolicy_group;
+        /* The winning group has ApplyToRunning=no: the value reaches the
+         * process only when it starts (policyd-generator, policyctl exec). */
+        bool ksm_at_start_only;
+        bool mempolicy_at_start_only;
+        const char *mempolicy_problem; /* why NUMAPolicy= cannot become a mempolicy, or NULL */
+} ProcessWant;
+
+void process_want_clear(ProcessWant *w);
+
+/* Executable=: a glob on the absolute path, where '*' also matches '/', as
+ * in Unit= (fnmatch() without FNM_PATHNAME). */
+bool executable_matches(const char *pattern, const char *exe);
+
+/* Among the member groups (Membership*), the winner of each knob as
+ * resolve.c picks it (highest Priority, a tie to the name last in lexical
+ * order), counting only groups whose Executable= is empty or matches exe.
+ * exe NULL: unknown, and only groups without Executable= count. */
+void process_want_for(const PolicySet *set, const GPtrArray *memberships, const char *exe, ProcessWant *ret);
+
+/* Whether any member group sets KSM= or NUMAPolicy=: only then do the
+ * processes of a cgroup matter. */
+bool process_knobs_wanted(const PolicySet *set, const GPtrArray *memberships);
+/* Whether any group of the set does. */
+bool policy_set_has_process_knobs(const PolicySet *set);
+
+/* The mempolicy spelling of a NUMAPolicy= and NUMANodes= pair, or NULL with
+ * *ret_problem set when the pair does not make one. */
+char *process_mempolicy_spec(NumaPolicy policy, const NumaNodeMask *nodes, const char **ret_problem);
+
+typedef struct ProcessStep {
+        int ksm;           /* -1: leave alone; 0 or 1 */
+        char *mempolicy;   /* NULL: leave alone */
+        bool undo_ksm;     /* the step takes back what policyd set */
+        bool undo_mempolicy;
+} ProcessStep;
+
+void process_step_clear(ProcessStep *s);
+bool process_step_is_empty(const ProcessStep *s);
+
+/* From what the process has now (current; -1/NULL where unknown) and what
+ * policyd set in it earlier (applied; -1/NULL for nothing), the step toward
+ * want. A value policyd did not set is never taken back: leaving a group
+ * turns KSM off and the mempolicy back to default only where policyd had
+ * turned them on. */
+void process_step_for(const ProcessWant *want, const ProcessKnobs *current, const ProcessKnobs *applied,
+                      ProcessStep *ret);

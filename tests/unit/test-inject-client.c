@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The reply line of the injector helper, as policyd reads it. */
+
+#include <errno.h>
+#include <glib.h>
+
+#include "inject-client.h"
+#include "util.h"
+
+static void test_parse(void) {
+        InjectReply r;
+
+        g_assert_cmpint(inject_reply_parse("pid=12 outcome=applied threads=3 verified_ksm=yes "
+                                           "verified_mempolicy=interleave:0-1 stuck=0",
+                                           &r),
+                        ==, 0);
+        g_assert_cmpstr(r.outcome, ==, "applied");
+        g_assert_cmpuint(r.threads, ==, 3);
+        g_assert_cmpstr(r.ksm, ==, "yes");
+        g_assert_cmpstr(r.mempolicy, ==, "interleave:0-1");
+        g_assert_false(r.stuck);
+        inject_reply_clear(&r);
+
+        g_assert_cmpint(inject_reply_parse("pid=1 outcome=refused reason=\"under a seccomp filter\" stuck=1\n", &r), ==,
+                        0);
+        g_assert_cmpstr(r.reason, ==, "under a seccomp filter");
+        g_assert_true(r.stuck);
+        inject_reply_clear(&r);
+
+        g_assert_cmpint(inject_reply_parse("outcome=queried exe=\"/opt/my \\\"app\\\"\\\\x\" future_key=1", &r), ==, 0);
+        g_assert_cmpstr(r.exe, ==, "/opt/my \"app\"\\x");
+        inject_reply_clear(&r);
+
+        /* Broken lines are refused whole. */
+        static const char *const bad[] = {
+                "",                          /* no outcome */
+                "pid=1",                     /* no outcome */
+                "outcome=applied reason=\"unterminated",
+                "outcome=applied =x",
+                "outcome=applied word",
+                "outcome=applied reason=\"a\"b",
+                "outcome=applied reason=\"bad \\n escape\"",
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+                int k = inject_reply_parse(bad[i], &r);
+                if (k >= 0)
+                        g_error("'%s' parsed", bad[i]);
+        }
+}
+
+int main(int argc, char **argv) {
+        g_test_init(&argc, &argv, NULL);
+        g_test_add_func("/inject-client/parse", test_parse);
+        return g_test_run();
+}
