@@ -232,15 +232,13 @@ static const struct {
         { "weighted-interleave", "weighted interleave", MPOL_WEIGHTED_INTERLEAVE, true },
 };
 
-static int mempolicy_parse_spelling(const char *s, bool numa_maps, Mempolicy *ret) {
+int mempolicy_parse(const char *s, Mempolicy *ret) {
         Mempolicy p = {};
         const char *colon = strchr(s, ':');
         size_t nlen = colon ? (size_t) (colon - s) : strlen(s);
 
         for (size_t i = 0; i < sizeof(mempolicy_modes) / sizeof(mempolicy_modes[0]); i++) {
-                const char *name = numa_maps ? mempolicy_modes[i].numa_maps : mempolicy_modes[i].name;
-
-                if (strlen(name) != nlen || strncmp(s, name, nlen) != 0)
+                if (strlen(mempolicy_modes[i].name) != nlen || strncmp(s, mempolicy_modes[i].name, nlen) != 0)
                         continue;
                 if (mempolicy_modes[i].takes_nodes != !!colon)
                         return -EINVAL;
@@ -264,15 +262,7 @@ static int mempolicy_parse_spelling(const char *s, bool numa_maps, Mempolicy *re
         return -EINVAL;
 }
 
-int mempolicy_parse(const char *s, Mempolicy *ret) {
-        return mempolicy_parse_spelling(s, false, ret);
-}
 
-int mempolicy_parse_numa_maps(const char *s, Mempolicy *ret) {
-        /* "=static", "=relative" and "=balancing" before the colon are flags
-         * that no SPEC sets: the name then matches no mode. */
-        return mempolicy_parse_spelling(s, true, ret);
-}
 
 static int format_node_list(const unsigned long *mask, char *buf, size_t size) {
         size_t off = 0;

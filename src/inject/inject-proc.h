@@ -82,9 +82,6 @@ const char *inject_refusal_to_string(InjectRefusal r);
 int mempolicy_parse(const char *s, Mempolicy *ret);
 /* The spelling numa_maps uses for it (mm/mempolicy.c mpol_to_str). */
 int mempolicy_format_numa_maps(const Mempolicy *p, char *buf, size_t size);
-/* And back: "prefer:1" is preferred:1; flags ("interleave=static:0-1")
- * have no SPEC, so -EINVAL. */
-int mempolicy_parse_numa_maps(const char *s, Mempolicy *ret);
 /* A SPEC that mempolicy_parse() reads back as the same policy, in canonical
  * form: node ranges merged ("interleave:0-2,5"). -EINVAL with flags. */
 int mempolicy_format(const Mempolicy *p, char *buf, size_t size);

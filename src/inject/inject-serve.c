@@ -110,10 +110,10 @@ static int send_all(int fd, const char *buf, size_t len) {
         return 0;
 }
 
-static int reply(int fd, pid_t pid, const InjectReport *rep, const InjectVerify *ver, const char *error,
+static int reply(int fd, pid_t pid, const InjectReport *rep, const InjectQuery *q, const char *error,
                  const struct ucred *peer) {
         char line[REPLY_MAX];
-        int r = inject_wire_format_reply(pid, rep, ver, error, line, sizeof(line));
+        int r = inject_wire_format_reply(pid, rep, q, error, line, sizeof(line));
 
         if (r < 0)
                 r = inject_wire_format_reply(pid, NULL, NULL, "reply too long", line, sizeof(line));
@@ -142,7 +142,7 @@ static int serve_request(int fd, const struct ucred *peer, const char *data, siz
                          bool extra_fds) {
         InjectWireRequest w;
         InjectReport rep;
-        InjectVerify ver, *verp = NULL;
+        InjectQuery q, *qp = NULL;
         pid_t fd_pid;
         int r;
 
@@ -169,6 +169,17 @@ static int serve_request(int fd, const struct ucred *peer, const char *data, siz
         if (fd_pid != w.pid)
                 return reply_error(fd, w.pid, peer, "the pidfd is of PID %d, not %d", (int) fd_pid, (int) w.pid);
 
+        if (w.query) {
+                /* Reading is all: no refusal applies, as none would to cat. */
+                r = inject_query(w.pid, &q);
+                if (r == -ESRCH) {
+                        rep = (InjectReport) { .outcome = INJECT_VANISHED, .ksm_result = 1 };
+                        return reply(fd, w.pid, &rep, NULL, NULL, peer);
+                }
+                if (r < 0)
+                        return reply_error(fd, w.pid, peer, "cannot read /proc/%d: %s", (int) w.pid, strerror(-r));
+                return reply(fd, w.pid, NULL, &q, NULL, peer);
+        }
         if (peer && w.pid == peer->pid) {
                 /* policyd itself: it waits for this reply. */
                 rep = (InjectReport) { .outcome = INJECT_REFUSED, .refusal = INJECT_REFUSAL_SELF, .ksm_result = 1 };
@@ -180,11 +191,15 @@ static int serve_request(int fd, const struct ucred *peer, const char *data, siz
         if (r < 0)
                 return reply_error(fd, w.pid, peer, "%s", strerror(-r));
         /* Failed may still have changed something (KSM refused by an old
-         * kernel, the policy set): say what is there. */
-        if ((rep.outcome == INJECT_APPLIED || rep.outcome == INJECT_FAILED) &&
-            inject_verify(w.pid, &w.req, &ver) == 0)
-                verp = &ver;
-        return reply(fd, w.pid, &rep, verp, NULL, peer);
+         * kernel, the policy set): say what is there, of what was asked. */
+        if ((rep.outcome == INJECT_APPLIED || rep.outcome == INJECT_FAILED) && inject_query(w.pid, &q) == 0) {
+                if (w.req.ksm < 0)
+                        q.ksm = -1;
+                if (!w.req.set_mempolicy)
+                        q.mempolicy[0] = '\0';
+                qp = &q;
+        }
+        return reply(fd, w.pid, &rep, qp, NULL, peer);
 }
 
 int inject_serve(int fd) {

@@ -143,6 +143,7 @@ enum {
         SEEN_KSM = 1 << 1,
         SEEN_MEMPOLICY = 1 << 2,
         SEEN_TIMEOUT = 1 << 3,
+        SEEN_QUERY = 1 << 4,
 };
 
 int inject_wire_parse_request(const char *data, size_t size, InjectWireRequest *ret) {
@@ -178,6 +179,8 @@ int inject_wire_parse_request(const char *data, size_t size, InjectWireRequest *
                         bit = SEEN_MEMPOLICY;
                 else if (strcmp(key, "timeout_ms") == 0)
                         bit = SEEN_TIMEOUT;
+                else if (strcmp(key, "query") == 0)
+                        bit = SEEN_QUERY;
                 else
                         return request_error(ret, "unknown key '%s'", key);
                 if (seen & bit)
@@ -211,6 +214,11 @@ int inject_wire_parse_request(const char *data, size_t size, InjectWireRequest *
                                                      INJECT_WIRE_TIMEOUT_MS_MAX, value);
                         ret->req.timeout_usec = (uint64_t) n * 1000;
                         break;
+                case SEEN_QUERY:
+                        if (strcmp(value, "0") != 0 && strcmp(value, "1") != 0)
+                                return request_error(ret, "query= takes 1 or 0, not '%.40s'", value);
+                        ret->query = value[0] == '1';
+                        break;
                 }
         }
         if (r == -ENOBUFS)
@@ -219,7 +227,9 @@ int inject_wire_parse_request(const char *data, size_t size, InjectWireRequest *
                 return request_error(ret, "malformed key=value at byte %zu", (size_t) (p - data));
         if (!(seen & SEEN_PID))
                 return request_error(ret, "no pid=");
-        if (ret->req.ksm < 0 && !ret->req.set_mempolicy)
+        if (ret->query && (ret->req.ksm >= 0 || ret->req.set_mempolicy))
+                return request_error(ret, "query=1 takes no ksm= or mempolicy=");
+        if (!ret->query && ret->req.ksm < 0 && !ret->req.set_mempolicy)
                 return request_error(ret, "nothing to do: ksm=- and mempolicy=-");
         return 0;
 }
@@ -247,7 +257,9 @@ static void line_printf(Line *l, const char *fmt, ...) {
                 l->off += (size_t) k;
 }
 
-/* key="value", escaped so that the line stays one line of ASCII. */
+/* key="value", escaped so that the line stays one line: " and \ get a
+ * backslash, control characters are \n, \t or \xHH, and other bytes (UTF-8
+ * in a path) go as they are. */
 static void line_quoted(Line *l, const char *key, const char *value) {
         line_printf(l, " %s=\"", key);
         for (const unsigned char *c = (const unsigned char *) value; *c; c++) {
@@ -257,7 +269,7 @@ static void line_quoted(Line *l, const char *key, const char *value) {
                         line_printf(l, "\\n");
                 else if (*c == '\t')
                         line_printf(l, "\\t");
-                else if (*c < 0x20 || *c >= 0x7f)
+                else if (*c < 0x20 || *c == 0x7f)
                         line_printf(l, "\\x%02x", *c);
                 else
                         line_printf(l, "%c", *c);
@@ -265,20 +277,39 @@ static void line_quoted(Line *l, const char *key, const char *value) {
         line_printf(l, "\"");
 }
 
+/* key=value, quoted only when it must be (a space, a quote, ...). */
+static void line_value(Line *l, const char *key, const char *value) {
+        bool bare = value[0] != '\0';
+
+        for (const char *c = value; *c && bare; c++)
+                bare = is_bare_char(*c);
+        if (bare)
+                line_printf(l, " %s=%s", key, value);
+        else
+                line_quoted(l, key, value);
+}
+
 static int line_finish(Line *l) {
         line_printf(l, "\n");
         return l->overflow ? -ENOBUFS : 0;
 }
 
-int inject_wire_format_request(pid_t pid, const InjectRequest *req, char *buf, size_t size) {
+int inject_wire_format_request(const InjectWireRequest *w, char *buf, size_t size) {
         Line l = { buf, size, 0, false };
         char spec[INJECT_WIRE_LINE_MAX];
+        const InjectRequest *req = &w->req;
 
-        if (pid <= 0 || req->ksm < -1 || req->ksm > 1)
+        if (w->pid <= 0 || req->ksm < -1 || req->ksm > 1)
                 return -EINVAL;
+        if (w->query) {
+                if (req->ksm >= 0 || req->set_mempolicy)
+                        return -EINVAL;
+                line_printf(&l, "pid=%d query=1", (int) w->pid);
+                return line_finish(&l);
+        }
         if (req->set_mempolicy && mempolicy_format(&req->mempolicy, spec, sizeof(spec)) < 0)
                 return -EINVAL;
-        line_printf(&l, "pid=%d ksm=%s mempolicy=%s timeout_ms=%llu", (int) pid,
+        line_printf(&l, "pid=%d ksm=%s mempolicy=%s timeout_ms=%llu", (int) w->pid,
                     req->ksm < 0 ? "-" : req->ksm ? "1" : "0", req->set_mempolicy ? spec : "-",
                     (unsigned long long) (req->timeout_usec ? req->timeout_usec / 1000
                                                             : INJECT_WIRE_TIMEOUT_MS_DEFAULT));
@@ -306,45 +337,38 @@ static void describe_failure(const InjectReport *rep, char *buf, size_t size) {
         snprintf(buf, size, "%s%s (%s)", what, name ? name : "?", strerror(e));
 }
 
-int inject_wire_format_reply(pid_t pid, const InjectReport *rep, const InjectVerify *ver, const char *error,
+int inject_wire_format_reply(pid_t pid, const InjectReport *rep, const InjectQuery *q, const char *error,
                              char *buf, size_t size) {
         Line l = { buf, size, 0, false };
-        char spec[INJECT_WIRE_LINE_MAX] = "-", text[256] = "";
-        const char *verified_ksm = "-", *insn = "-";
+        char text[256] = "";
+        const char *outcome = "error", *insn = "-";
 
         if (pid > 0)
                 line_printf(&l, "pid=%d", (int) pid);
         else
                 line_printf(&l, "pid=-");
 
-        if (!rep) {
-                line_printf(&l, " outcome=error");
-                line_quoted(&l, "reason", "");
-                line_quoted(&l, "error", error ? error : "");
-                line_printf(&l, " threads=0 in_syscall=0 signals_passed=0 retries=0 insn=- verified_ksm=-"
-                                " verified_mempolicy=- stuck=0");
-                return line_finish(&l);
-        }
+        if (rep) {
+                outcome = inject_outcome_to_string(rep->outcome);
+                if (rep->outcome == INJECT_FAILED)
+                        describe_failure(rep, text, sizeof(text));
+                /* Whether any syscall was run in the target, through which instruction. */
+                if (rep->ksm_result != 1 || rep->mempolicy_applied > 0 || rep->mempolicy_error != 0)
+                        insn = rep->insn_in_place ? "in-place" : "vdso";
+        } else if (q)
+                outcome = "queried";
+        else
+                snprintf(text, sizeof(text), "%s", error ? error : "");
 
-        if (rep->outcome == INJECT_FAILED)
-                describe_failure(rep, text, sizeof(text));
-        /* Whether any syscall was run in the target, through which instruction. */
-        if (rep->ksm_result != 1 || rep->mempolicy_applied > 0 || rep->mempolicy_error != 0)
-                insn = rep->insn_in_place ? "in-place" : "vdso";
-        if (ver && ver->ksm >= 0)
-                verified_ksm = ver->ksm ? "yes" : "no";
-        if (ver && ver->mempolicy == 0)
-                snprintf(spec, sizeof(spec), "mixed");
-        else if (ver && ver->mempolicy > 0 && mempolicy_format(&ver->policy, spec, sizeof(spec)) < 0)
-                snprintf(spec, sizeof(spec), "mixed");
-
-        line_printf(&l, " outcome=%s", inject_outcome_to_string(rep->outcome));
-        line_quoted(&l, "reason", rep->outcome == INJECT_REFUSED ? inject_refusal_to_string(rep->refusal) : "");
+        line_printf(&l, " outcome=%s", outcome);
+        line_quoted(&l, "reason", rep && rep->outcome == INJECT_REFUSED ? inject_refusal_to_string(rep->refusal) : "");
         line_quoted(&l, "error", text);
-        line_printf(&l, " threads=%u in_syscall=%u signals_passed=%u retries=%u insn=%s verified_ksm=%s"
-                        " verified_mempolicy=%s stuck=%d",
-                    rep->threads, rep->threads_in_syscall, rep->signals_passed, rep->retries, insn, verified_ksm,
-                    spec, rep->stuck ? 1 : 0);
+        line_quoted(&l, "exe", !rep && q ? q->exe : "-");
+        line_printf(&l, " threads=%u in_syscall=%u signals_passed=%u retries=%u insn=%s verified_ksm=%s",
+                    rep ? rep->threads : 0, rep ? rep->threads_in_syscall : 0, rep ? rep->signals_passed : 0,
+                    rep ? rep->retries : 0, insn, !q || q->ksm < 0 ? "-" : q->ksm ? "yes" : "no");
+        line_value(&l, "verified_mempolicy", q && q->mempolicy[0] ? q->mempolicy : "-");
+        line_printf(&l, " stuck=%d", rep && rep->stuck ? 1 : 0);
         return line_finish(&l);
 }
 

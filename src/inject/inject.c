@@ -90,52 +90,6 @@ int inject_read_file(const char *path, char *buf, size_t size) {
         return 0;
 }
 
-int inject_verify(pid_t pid, const InjectRequest *req, InjectVerify *ret) {
-        InjectVerify v = { .ksm = -1, .mempolicy = -1 };
-        char path[64];
-        struct dirent *de;
-        int r;
-
-        if (req->ksm >= 0) {
-                r = inject_read_ksm(pid);
-                if (r < 0)
-                        return r;
-                v.ksm = r;
-        }
-        if (req->set_mempolicy) {
-                snprintf(path, sizeof(path), "/proc/%d/task", (int) pid);
-                DIR *d = opendir(path);
-                if (!d)
-                        return errno == ENOENT ? -ESRCH : -errno;
-                v.mempolicy = 1;
-                while ((de = readdir(d))) {
-                        char text[INJECT_POLICY_TEXT_MAX];
-                        Mempolicy p = {};
-                        int tid = atoi(de->d_name);
-
-                        if (tid <= 0)
-                                continue;
-                        r = inject_read_task_policy(pid, tid, text, sizeof(text));
-                        if (r == -ESRCH)
-                                continue;  /* a thread that has exited since the listing */
-                        if (r >= 0)
-                                r = mempolicy_parse_numa_maps(text, &p);
-                        if (r < 0)
-                                v.mempolicy = 0;
-                        else if (v.threads == 0)
-                                v.policy = p;
-                        else if (!mempolicy_equal(&p, &v.policy))
-                                v.mempolicy = 0;
-                        v.threads++;
-                }
-                closedir(d);
-                if (v.threads == 0)
-                        return -ESRCH;
-        }
-        *ret = v;
-        return 0;
-}
-
 static void report_init(InjectReport *rep) {
         *rep = (InjectReport) { .outcome = INJECT_APPLIED, .ksm_result = 1 };
 }

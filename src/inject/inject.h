@@ -56,25 +56,12 @@ typedef struct InjectReport {
         bool stuck;                /* a thread is still attached: let the tracing thread exit */
 } InjectReport;
 
-typedef struct InjectVerify {
-        int ksm;                   /* -1: not checked; else 1 when some mapping has `mg` */
-        int mempolicy;             /* -1: not checked; 1: every thread has .policy; 0: they differ,
-                                    * or one has a policy no SPEC expresses */
-        Mempolicy policy;
-        unsigned threads;          /* threads whose policy was read */
-} InjectVerify;
-
 /* Returns 0 and fills *ret whatever the outcome, or a negative errno for a
  * bad request (-EINVAL also for a PID that is a thread, not a process). */
 int inject_process(pid_t pid, const InjectRequest *req, InjectReport *ret);
 /* The same with a pidfd of pid that the caller opened, and keeps: the PID
  * is then guarded from the moment the caller opened it. */
 int inject_process_pidfd(int pidfd, pid_t pid, const InjectRequest *req, InjectReport *ret);
-
-/* Reads back, from outside, what req asked for: `mg` for ksm, and the task
- * policy of every thread for the mempolicy. -ESRCH when the process is
- * gone. */
-int inject_verify(pid_t pid, const InjectRequest *req, InjectVerify *ret);
 
 const char *inject_outcome_to_string(InjectOutcome o);
 

@@ -24,9 +24,14 @@
 #include "inject-serve.h"
 #include "inject-wire.h"
 
-static bool verified(const InjectRequest *req, const InjectVerify *ver) {
-        return (req->ksm < 0 || ver->ksm == req->ksm) &&
-               (!req->set_mempolicy || (ver->mempolicy > 0 && mempolicy_equal(&ver->policy, &req->mempolicy)));
+/* What was read back is what was asked: numa_maps spells the policy. */
+static bool verified(const InjectRequest *req, const InjectQuery *q) {
+        char want[INJECT_POLICY_TEXT_MAX];
+
+        if (req->ksm >= 0 && q->ksm != req->ksm)
+                return false;
+        return !req->set_mempolicy ||
+               (mempolicy_format_numa_maps(&req->mempolicy, want, sizeof(want)) == 0 && strcmp(want, q->mempolicy) == 0);
 }
 
 int main(int argc, char **argv) {
@@ -41,7 +46,7 @@ int main(int argc, char **argv) {
         };
         InjectRequest req = { .ksm = -1 };
         InjectReport rep;
-        InjectVerify ver, *verp = NULL;
+        InjectQuery q, *qp = NULL;
         bool do_verify = false, serve = false;
         char line[2 * INJECT_WIRE_LINE_MAX];
         int c, r;
@@ -101,15 +106,14 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "%s: %s\n", argv[optind], strerror(-r));
                 return 4;
         }
-        if (do_verify && (rep.outcome == INJECT_APPLIED || rep.outcome == INJECT_FAILED) &&
-            inject_verify(pid, &req, &ver) == 0)
-                verp = &ver;
-        if (inject_wire_format_reply(pid, &rep, verp, NULL, line, sizeof(line)) == 0)
+        if (do_verify && (rep.outcome == INJECT_APPLIED || rep.outcome == INJECT_FAILED) && inject_query(pid, &q) == 0)
+                qp = &q;
+        if (inject_wire_format_reply(pid, &rep, qp, NULL, line, sizeof(line)) == 0)
                 fputs(line, stdout);
 
         switch (rep.outcome) {
         case INJECT_APPLIED:
-                return !do_verify || (verp && verified(&req, verp)) ? 0 : 1;
+                return !do_verify || (qp && verified(&req, qp)) ? 0 : 1;
         case INJECT_REFUSED:
                 return 2;
         case INJECT_VANISHED:

@@ -210,20 +210,31 @@ static void check_apply_and_undo(bool ksm_works, bool ask_ksm) {
         printf("# %s", reply);
         if (!ask_ksm)
                 check(status == 0 && has(reply, "outcome", "applied") && has(reply, "verified_ksm", "-") &&
-                              has(reply, "verified_mempolicy", "preferred:0") && has(reply, "threads", "3"),
+                              has(reply, "verified_mempolicy", "prefer:0") && has(reply, "threads", "3"),
                       "applied: mempolicy preferred:0 in 3 threads, KSM not asked");
         else if (ksm_works)
                 check(status == 0 && has(reply, "outcome", "applied") && has(reply, "verified_ksm", "yes") &&
-                              has(reply, "verified_mempolicy", "preferred:0") && has(reply, "threads", "3") &&
+                              has(reply, "verified_mempolicy", "prefer:0") && has(reply, "threads", "3") &&
                               has(reply, "stuck", "0") && inject_read_ksm(target) == 1,
                       "applied: KSM on (mg seen) and preferred:0 in 3 threads");
         else
                 check(status == 0 && has(reply, "outcome", "failed") && contains(reply, "error", "EINVAL") &&
                               contains(reply, "error", "PR_SET_MEMORY_MERGE") && has(reply, "verified_ksm", "no") &&
-                              has(reply, "verified_mempolicy", "preferred:0"),
+                              has(reply, "verified_mempolicy", "prefer:0"),
                       "failed: this kernel has no PR_SET_MEMORY_MERGE (EINVAL), and preferred:0 was still set");
         bool all = every_thread_has(target, "prefer:0", &threads);
         check(all && threads == 3, "from outside: prefer:0 in every thread's numa_maps (%u threads)", threads);
+
+        /* A query reads the same back, and injects nothing. */
+        snprintf(line, sizeof(line), "pid=%d query=1\n", (int) target);
+        status = request(line, &pidfd, 1, reply, sizeof(reply));
+        char exe[PATH_MAX], want_exe[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", want_exe, sizeof(want_exe) - 1);
+        want_exe[n > 0 ? n : 0] = '\0';
+        check(status == 0 && has(reply, "outcome", "queried") && has(reply, "verified_mempolicy", "prefer:0") &&
+                      has(reply, "verified_ksm", ask_ksm && ksm_works ? "yes" : "no") && has(reply, "threads", "0") &&
+                      inject_wire_get(reply, "exe", exe, sizeof(exe)) == 0 && strcmp(exe, want_exe) == 0,
+              "query: outcome queried, exe %s, the same state read back (%s)", want_exe, oneline(reply));
 
         /* Off. */
         snprintf(line, sizeof(line), "pid=%d ksm=%s mempolicy=default\n", (int) target,

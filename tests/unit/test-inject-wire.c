@@ -28,6 +28,12 @@ static void test_request(void) {
                   "weighted-interleave:0-1", 30, NULL },
                 { "pid=7 mempolicy=\"local\"\n", 0, 7, -1, "local", 2000, NULL },
                 { "pid=7 mempolicy=\"lo\\x63al\"\n", 0, 7, -1, "local", 2000, NULL },
+                { "pid=7 query=1\n", 0, 7, -1, NULL, 2000, NULL },
+                { "query=1 pid=7 ksm=- mempolicy=-\n", 0, 7, -1, NULL, 2000, NULL },
+                { "pid=7 query=1 ksm=1\n", -EINVAL, 7, 0, NULL, 0, "query=1 takes no ksm=" },
+                { "pid=7 query=1 mempolicy=default\n", -EINVAL, 7, 0, NULL, 0, "query=1 takes no ksm=" },
+                { "pid=7 query=yes\n", -EINVAL, 7, 0, NULL, 0, "query= takes 1 or 0" },
+                { "pid=7 query=0\n", -EINVAL, 7, 0, NULL, 0, "nothing to do" },
 
                 { "", -EINVAL, 0, 0, NULL, 0, "empty" },
                 { "pid=7 ksm=1", -EINVAL, 0, 0, NULL, 0, "newline" },
@@ -79,6 +85,7 @@ static void test_request(void) {
                         continue;
                 }
                 g_assert_cmpstr(w.error, ==, "");
+                g_assert_cmpint(w.query, ==, strstr(cases[i].line, "query=1") != NULL);
                 g_assert_cmpint(w.req.ksm, ==, cases[i].ksm);
                 g_assert_cmpint(w.req.set_mempolicy, ==, cases[i].mempolicy != NULL);
                 if (cases[i].mempolicy) {
@@ -114,28 +121,35 @@ static void test_request_round_trip(void) {
         static const char *const specs[] = { "default", "local", "preferred:1", "bind:0,2-3",
                                              "interleave:0-1", "preferred-many:1,3", "weighted-interleave:70" };
         for (size_t i = 0; i < G_N_ELEMENTS(specs); i++) {
-                InjectRequest req = { .ksm = (int) i % 3 - 1, .set_mempolicy = true,
-                                      .timeout_usec = 1000 * (i + 1) };
+                InjectWireRequest sent = { .pid = 4242, .req = { .ksm = (int) i % 3 - 1, .set_mempolicy = true,
+                                                                 .timeout_usec = 1000 * (i + 1) } };
+                const InjectRequest req = sent.req;
                 InjectWireRequest w;
                 char line[256];
 
-                g_assert_cmpint(mempolicy_parse(specs[i], &req.mempolicy), ==, 0);
-                g_assert_cmpint(inject_wire_format_request(4242, &req, line, sizeof(line)), ==, 0);
+                g_assert_cmpint(mempolicy_parse(specs[i], &sent.req.mempolicy), ==, 0);
+                g_assert_cmpint(inject_wire_format_request(&sent, line, sizeof(line)), ==, 0);
                 if (inject_wire_parse_request(line, strlen(line), &w) != 0)
                         g_error("'%s' does not read back: %s", line, w.error);
                 g_assert_cmpint(w.pid, ==, 4242);
                 g_assert_cmpint(w.req.ksm, ==, req.ksm);
                 g_assert_true(w.req.set_mempolicy);
-                g_assert_true(mempolicy_equal(&w.req.mempolicy, &req.mempolicy));
+                g_assert_true(mempolicy_equal(&w.req.mempolicy, &sent.req.mempolicy));
                 g_assert_cmpuint(w.req.timeout_usec, ==, req.timeout_usec);
         }
 
-        InjectRequest none = { .ksm = 1 };
+        InjectWireRequest ksm_only = { .pid = 9, .req = { .ksm = 1 } };
+        InjectWireRequest query = { .pid = 9, .query = true, .req = { .ksm = -1 } };
+        InjectWireRequest nobody = { .pid = 0, .req = { .ksm = 1 } };
         char line[64];
-        g_assert_cmpint(inject_wire_format_request(9, &none, line, sizeof(line)), ==, 0);
+        g_assert_cmpint(inject_wire_format_request(&ksm_only, line, sizeof(line)), ==, 0);
         g_assert_cmpstr(line, ==, "pid=9 ksm=1 mempolicy=- timeout_ms=2000\n");
-        g_assert_cmpint(inject_wire_format_request(9, &none, line, 10), ==, -ENOBUFS);
-        g_assert_cmpint(inject_wire_format_request(0, &none, line, sizeof(line)), ==, -EINVAL);
+        g_assert_cmpint(inject_wire_format_request(&ksm_only, line, 10), ==, -ENOBUFS);
+        g_assert_cmpint(inject_wire_format_request(&nobody, line, sizeof(line)), ==, -EINVAL);
+        g_assert_cmpint(inject_wire_format_request(&query, line, sizeof(line)), ==, 0);
+        g_assert_cmpstr(line, ==, "pid=9 query=1\n");
+        query.req.ksm = 0;
+        g_assert_cmpint(inject_wire_format_request(&query, line, sizeof(line)), ==, -EINVAL);
 }
 
 static void test_reply(void) {
@@ -146,40 +160,53 @@ static void test_reply(void) {
         InjectReport timed_out = { .outcome = INJECT_FAILED, .ksm_result = 1, .error = -ETIME, .stuck = true };
         InjectReport refused = { .outcome = INJECT_REFUSED, .refusal = INJECT_REFUSAL_SECCOMP, .ksm_result = 1 };
         InjectReport vanished = { .outcome = INJECT_VANISHED, .ksm_result = 1 };
-        InjectVerify both = { .ksm = 1, .mempolicy = 1, .policy = { .mode = MPOL_INTERLEAVE, .nodemask = { 3 } } };
-        InjectVerify mixed = { .ksm = 0, .mempolicy = 0 };
+        InjectQuery both = { .exe = "-", .ksm = 1, .mempolicy = "interleave:0-1" };
+        InjectQuery mixed = { .exe = "-", .ksm = 0, .mempolicy = "mixed" };
+        InjectQuery many = { .exe = "-", .ksm = -1, .mempolicy = "prefer (many):0-1" };
+        InjectQuery queried = { .exe = "/opt/my \"app\" \xc3\xa9", .ksm = 0, .mempolicy = "prefer:1" };
+        InjectQuery unread = { .exe = "", .ksm = -1, .mempolicy = "" };
         const struct {
                 pid_t pid;
                 const InjectReport *rep;
-                const InjectVerify *ver;
+                const InjectQuery *q;
                 const char *error;
                 const char *line;
         } cases[] = {
                 { 1234, &applied, &both, NULL,
-                  "pid=1234 outcome=applied reason=\"\" error=\"\" threads=3 in_syscall=2 signals_passed=1 retries=4 "
-                  "insn=vdso verified_ksm=yes verified_mempolicy=interleave:0-1 stuck=0\n" },
+                  "pid=1234 outcome=applied reason=\"\" error=\"\" exe=\"-\" threads=3 in_syscall=2 signals_passed=1 "
+                  "retries=4 insn=vdso verified_ksm=yes verified_mempolicy=interleave:0-1 stuck=0\n" },
                 { 1234, &no_ksm, &mixed, NULL,
                   "pid=1234 outcome=failed reason=\"\" error=\"prctl(PR_SET_MEMORY_MERGE): EINVAL (Invalid argument)\" "
-                  "threads=1 in_syscall=0 signals_passed=0 retries=0 insn=in-place verified_ksm=no "
+                  "exe=\"-\" threads=1 in_syscall=0 signals_passed=0 retries=0 insn=in-place verified_ksm=no "
                   "verified_mempolicy=mixed stuck=0\n" },
+                { 1234, &applied, &many, NULL,
+                  "pid=1234 outcome=applied reason=\"\" error=\"\" exe=\"-\" threads=3 in_syscall=2 signals_passed=1 "
+                  "retries=4 insn=vdso verified_ksm=- verified_mempolicy=\"prefer (many):0-1\" stuck=0\n" },
                 { 1234, &timed_out, NULL, NULL,
-                  "pid=1234 outcome=failed reason=\"\" error=\"time box ran out: ETIME (Timer expired)\" threads=0 "
-                  "in_syscall=0 signals_passed=0 retries=0 insn=- verified_ksm=- verified_mempolicy=- stuck=1\n" },
+                  "pid=1234 outcome=failed reason=\"\" error=\"time box ran out: ETIME (Timer expired)\" exe=\"-\" "
+                  "threads=0 in_syscall=0 signals_passed=0 retries=0 insn=- verified_ksm=- verified_mempolicy=- "
+                  "stuck=1\n" },
                 { 1234, &refused, NULL, NULL,
-                  "pid=1234 outcome=refused reason=\"under a seccomp filter\" error=\"\" threads=0 in_syscall=0 "
-                  "signals_passed=0 retries=0 insn=- verified_ksm=- verified_mempolicy=- stuck=0\n" },
+                  "pid=1234 outcome=refused reason=\"under a seccomp filter\" error=\"\" exe=\"-\" threads=0 "
+                  "in_syscall=0 signals_passed=0 retries=0 insn=- verified_ksm=- verified_mempolicy=- stuck=0\n" },
                 { 1234, &vanished, NULL, NULL,
-                  "pid=1234 outcome=vanished reason=\"\" error=\"\" threads=0 in_syscall=0 signals_passed=0 retries=0 "
-                  "insn=- verified_ksm=- verified_mempolicy=- stuck=0\n" },
+                  "pid=1234 outcome=vanished reason=\"\" error=\"\" exe=\"-\" threads=0 in_syscall=0 signals_passed=0 "
+                  "retries=0 insn=- verified_ksm=- verified_mempolicy=- stuck=0\n" },
+                { 1234, NULL, &queried, NULL,
+                  "pid=1234 outcome=queried reason=\"\" error=\"\" exe=\"/opt/my \\\"app\\\" \xc3\xa9\" threads=0 "
+                  "in_syscall=0 signals_passed=0 retries=0 insn=- verified_ksm=no verified_mempolicy=prefer:1 stuck=0\n" },
+                { 2, NULL, &unread, NULL,
+                  "pid=2 outcome=queried reason=\"\" error=\"\" exe=\"\" threads=0 in_syscall=0 signals_passed=0 "
+                  "retries=0 insn=- verified_ksm=- verified_mempolicy=- stuck=0\n" },
                 { 0, NULL, NULL, "unknown key 'x\"y'\n\x01",
-                  "pid=- outcome=error reason=\"\" error=\"unknown key 'x\\\"y'\\n\\x01\" threads=0 in_syscall=0 "
-                  "signals_passed=0 retries=0 insn=- verified_ksm=- verified_mempolicy=- stuck=0\n" },
+                  "pid=- outcome=error reason=\"\" error=\"unknown key 'x\\\"y'\\n\\x01\" exe=\"-\" threads=0 "
+                  "in_syscall=0 signals_passed=0 retries=0 insn=- verified_ksm=- verified_mempolicy=- stuck=0\n" },
         };
 
         for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
                 char line[1024], value[256];
 
-                g_assert_cmpint(inject_wire_format_reply(cases[i].pid, cases[i].rep, cases[i].ver, cases[i].error, line,
+                g_assert_cmpint(inject_wire_format_reply(cases[i].pid, cases[i].rep, cases[i].q, cases[i].error, line,
                                                          sizeof(line)), ==, 0);
                 g_assert_cmpstr(line, ==, cases[i].line);
                 /* Every key reads back; a quoted one unquoted. */
@@ -187,6 +214,10 @@ static void test_reply(void) {
                 g_assert_cmpint(inject_wire_get(line, "error", value, sizeof(value)), ==, 0);
                 if (cases[i].error)
                         g_assert_cmpstr(value, ==, cases[i].error);
+                g_assert_cmpint(inject_wire_get(line, "exe", value, sizeof(value)), ==, 0);
+                g_assert_cmpstr(value, ==, !cases[i].rep && cases[i].q ? cases[i].q->exe : "-");
+                g_assert_cmpint(inject_wire_get(line, "verified_mempolicy", value, sizeof(value)), ==, 0);
+                g_assert_cmpstr(value, ==, cases[i].q && cases[i].q->mempolicy[0] ? cases[i].q->mempolicy : "-");
         }
 
         char line[1024], value[64];
