@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# The injector helper through its socket, as policyd will use it: a request
+# The injector helper through its socket, as policyd uses it: a request
 # with a pidfd puts KSM and interleave:0-1 into a running process with 5
-# threads, and a second one takes both back out. Checked from outside: mg in
+# threads, a query reads that back, and a third request takes both out.
+# Then policyd's own client (process-watch.c) does the same for a group with
+# ApplyToRunning=yes. Checked from outside: mg in
 # /proc/PID/smaps, and each thread's task policy in its numa_maps. The
 # helper ran with CAP_SYS_PTRACE alone, as a user other than root; and
 # policyd.service, which pulls the socket in, keeps its exposure rating.
@@ -27,6 +29,13 @@ echo "ok: mg in /proc/$pid/smaps"
 assert_eq "every thread's numa_maps" "interleave:0-1x5" "$(thread_policies "$pid")"
 assert_eq "TracerPid after" 0 "$(status_of "$pid" TracerPid)"
 [[ $(status_of "$pid" State) == [RS] ]] || fail "the target is left in state $(status_of "$pid" State)"
+
+# A query (what policyd asks first) reads the same back, and injects nothing.
+reply=$(inject "$pid" query=1)
+assert_eq "outcome of a query" queried "$(field "$reply" outcome)"
+assert_eq "exe" "$(readlink "/proc/$pid/exe")" "$(field "$reply" exe)"
+assert_eq "ksm read back" yes "$(field "$reply" verified_ksm)"
+assert_eq "mempolicy read back" interleave:0-1 "$(field "$reply" verified_mempolicy)"
 
 reply=$(inject "$pid" ksm=0 mempolicy=default)
 assert_eq "outcome of the undo" applied "$(field "$reply" outcome)"
@@ -59,4 +68,24 @@ for unit in policyd.service policyd-inject@probe.service; do
                 fail "$unit is rated worse than OK: $line"
 done
 echo "ok: policyd.service and the helper are rated OK or better"
+
+# And policyd's own client of the helper: a group with ApplyToRunning=yes
+# reaches the process of a member unit that starts, and a quiet process (no
+# fork, no exec) moved into its cgroup by a write to cgroup.procs; the
+# group's removal takes both settings back out.
+pgt_policy pgt-inject '[PolicyGroup]\nApplyToRunning=yes\n[Match]\nUnit=pgt-inject-member.service\n[Memory]\nKSM=yes\nNUMAPolicy=interleave\nNUMANodes=0-1\n'
+systemctl restart policyd.service
+systemd-run --quiet --unit=pgt-inject-member sleep infinity
+wait_for "pgt-inject-member tagged" xattr_is "$cg$(unit_cgroup pgt-inject-member.service)" user.policy.group pgt-inject
+sleeper=$(systemctl show -P MainPID pgt-inject-member.service)
+wait_for "policyd had KSM injected into the member's own sleep ($sleeper)" has_mg "$sleeper"
+quiet=$(start_target pgt-inject-quiet)
+echo "$quiet" > "$cg$(unit_cgroup pgt-inject-member.service)/cgroup.procs"
+wait_for "policyd had KSM injected into $quiet" has_mg "$quiet"
+wait_for "policyd had interleave:0-1 set in every thread" policies_are "$quiet" "interleave:0-1x5"
+policyctl explain "$quiet" 2>&1 | sed 's/^/explain: /' || true
+rm /etc/policy.d/pgt-inject.policy
+policyctl reload
+wait_for "policyd had KSM taken back out" no_mg "$quiet"
+wait_for "policyd had the default policy set back" policies_are "$quiet" "defaultx5"
 inject_never_crashed

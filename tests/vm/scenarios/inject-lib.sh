@@ -57,6 +57,12 @@ has_mg() {
         grep '^VmFlags:' "/proc/$1/smaps" | grep -qw mg
 }
 
+no_mg() { ! has_mg "$1"; }
+
+policies_are() { # PID WANT (as thread_policies prints it)
+        [[ $(thread_policies "$1") == "$2" ]]
+}
+
 # thread_policies PID: each thread's task policy (numa_maps' first line), sorted, with counts.
 thread_policies() {
         local t
