@@ -186,3 +186,24 @@ bool syscall_return_is_restart(long rax) {
          * ERESTARTNOHAND 514, ERESTART_RESTARTBLOCK 516. */
         return rax == -512 || rax == -513 || rax == -514 || rax == -516;
 }
+
+int fdinfo_pidfd_pid(const char *text, pid_t *ret) {
+        for (const char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+                const char *v;
+                char *end;
+                long n;
+
+                if (strncmp(line, "Pid:", 4) != 0)
+                        continue;
+                v = line + 4 + strspn(line + 4, " \t");
+                if (*v != '-' && !isdigit((unsigned char) *v))
+                        return -EINVAL;
+                errno = 0;
+                n = strtol(v, &end, 10);
+                if (errno != 0 || end == v || n < -1 || n > INT32_MAX || (*end != '\n' && *end != '\0'))
+                        return -EINVAL;
+                *ret = (pid_t) n;
+                return 0;
+        }
+        return -ENOENT;
+}

@@ -15,6 +15,8 @@
 #include "mempolicy.h"
 
 #define INJECT_NODEMASK_WORDS MEMPOLICY_NODEMASK_WORDS
+/* A policy spelled out, the longest node list included ("0,2,...,1022"). */
+#define INJECT_POLICY_TEXT_MAX 2600
 
 typedef struct ProcStatus {
         char state;           /* the letter of State:, or 0 when absent */
@@ -61,6 +63,11 @@ int smaps_vmflags_has(const char *line, const char *flag);
  * leader, which also decides for the process (kernel thread, PID 1, us). */
 InjectRefusal inject_refusal_for_status(const ProcStatus *st, pid_t self, bool is_leader);
 const char *inject_refusal_to_string(InjectRefusal r);
+
+/* The Pid: line of a pidfd's /proc/self/fdinfo/FD: the process's PID in
+ * our namespace, -1 once it has exited (and been reaped), 0 when it is
+ * outside our PID namespace. -ENOENT: no Pid: line, so not a pidfd. */
+int fdinfo_pidfd_pid(const char *text, pid_t *ret);
 
 /* x86_64 restart rule, for reporting: is this RAX an in-syscall restart code? */
 bool syscall_return_is_restart(long rax);

@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,19 +78,36 @@ int inject_read_task_policy(pid_t pid, pid_t tid, char *buf, size_t size) {
         return r;
 }
 
+int inject_read_file(const char *path, char *buf, size_t size) {
+        FILE *f = fopen(path, "re");
+        size_t n;
+
+        if (!f)
+                return -errno;
+        n = fread(buf, 1, size - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        return 0;
+}
+
 static void report_init(InjectReport *rep) {
         *rep = (InjectReport) { .outcome = INJECT_APPLIED, .ksm_result = 1 };
 }
 
 #ifndef INJECT_X86_64
 
-int inject_process(pid_t pid, const InjectRequest *req, InjectReport *ret) {
-        if (pid <= 0 || !req || !ret)
+int inject_process_pidfd(int pidfd, pid_t pid, const InjectRequest *req, InjectReport *ret) {
+        if (pidfd < 0 || pid <= 0 || !req || !ret)
                 return -EINVAL;
         report_init(ret);
         ret->outcome = INJECT_REFUSED;
         ret->refusal = INJECT_REFUSAL_UNSUPPORTED_ARCH;
         return 0;
+}
+
+int inject_process(pid_t pid, const InjectRequest *req, InjectReport *ret) {
+        /* No pidfd: nothing will be done with it. */
+        return inject_process_pidfd(0, pid, req, ret);
 }
 
 #else
@@ -338,10 +356,17 @@ static int tracee_add(Job *j, pid_t tid, Tracee **ret) {
         return 0;
 }
 
+/* A pidfd polls readable once its process has exited (a zombie too). Unlike
+ * a signal 0, this needs no right to signal the process. */
 static int pidfd_alive(int pidfd) {
-        if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0)
-                return errno == ESRCH ? 0 : -errno;
-        return 1;
+        struct pollfd p = { .fd = pidfd, .events = POLLIN };
+        int r = poll(&p, 1, 0);
+
+        if (r < 0)
+                return -errno;
+        if (p.revents & POLLNVAL)
+                return -EBADF;
+        return r == 0;
 }
 
 /* One listing of /proc/PID/task: seizes and interrupts every new thread.
@@ -860,27 +885,37 @@ static int inject_all(Job *j, const InjectRequest *req) {
 }
 
 int inject_process(pid_t pid, const InjectRequest *req, InjectReport *ret) {
+        int pidfd, r;
+
+        if (pid <= 0 || !req || !ret)
+                return -EINVAL;
+        pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
+        if (pidfd < 0) {
+                r = -errno;
+                report_init(ret);
+                if (r == -ESRCH)
+                        ret->outcome = INJECT_VANISHED;
+                else {
+                        ret->outcome = INJECT_FAILED;
+                        ret->error = r;
+                }
+                return 0;
+        }
+        r = inject_process_pidfd(pidfd, pid, req, ret);
+        close(pidfd);
+        return r;
+}
+
+int inject_process_pidfd(int pidfd, pid_t pid, const InjectRequest *req, InjectReport *ret) {
         InjectReport rep;
         ProcStatus st;
-        Job j = { .pid = pid, .pidfd = -1, .report = &rep };
+        Job j = { .pid = pid, .pidfd = pidfd, .report = &rep };
         int r;
 
-        if (pid <= 0 || !req || !ret || req->ksm < -1 || req->ksm > 1)
+        if (pidfd < 0 || pid <= 0 || !req || !ret || req->ksm < -1 || req->ksm > 1)
                 return -EINVAL;
         report_init(&rep);
         j.deadline = now_usec() + (req->timeout_usec ? req->timeout_usec : DEFAULT_TIMEOUT_USEC);
-
-        j.pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
-        if (j.pidfd < 0) {
-                r = -errno;
-                if (r == -ESRCH)
-                        rep.outcome = INJECT_VANISHED;
-                else {
-                        rep.outcome = INJECT_FAILED;
-                        rep.error = r;
-                }
-                goto done;
-        }
 
         r = read_status(pid, 0, &st);
         if (r < 0) {
@@ -888,6 +923,9 @@ int inject_process(pid_t pid, const InjectRequest *req, InjectReport *ret) {
                 rep.error = r == -ESRCH ? 0 : r;
                 goto done;
         }
+        /* /proc/TID of a thread reads like a process: its Tgid tells. */
+        if (st.tgid != pid)
+                return -EINVAL;
         rep.refusal = inject_refusal_for_status(&st, getpid(), true);
         if (rep.refusal == INJECT_REFUSAL_NONE && yama_forbids())
                 rep.refusal = INJECT_REFUSAL_PTRACE_FORBIDDEN;
@@ -929,8 +967,6 @@ int inject_process(pid_t pid, const InjectRequest *req, InjectReport *ret) {
         }
 
 done:
-        if (j.pidfd >= 0)
-                close(j.pidfd);
         free(j.tracees);
         *ret = rep;
         return 0;

@@ -57,8 +57,11 @@ typedef struct InjectReport {
 } InjectReport;
 
 /* Returns 0 and fills *ret whatever the outcome, or a negative errno for a
- * bad request. */
+ * bad request (-EINVAL also for a PID that is a thread, not a process). */
 int inject_process(pid_t pid, const InjectRequest *req, InjectReport *ret);
+/* The same with a pidfd of pid that the caller opened, and keeps: the PID
+ * is then guarded from the moment the caller opened it. */
+int inject_process_pidfd(int pidfd, pid_t pid, const InjectRequest *req, InjectReport *ret);
 
 const char *inject_outcome_to_string(InjectOutcome o);
 
@@ -70,6 +73,10 @@ typedef struct InjectQuery {
 
 /* What the process has now, read from /proc; -ESRCH once it is gone. */
 int inject_query(pid_t pid, InjectQuery *ret);
+
+/* A small file (/proc/PID/status, an fdinfo) into buf, cut at size - 1
+ * bytes and NUL-terminated; -errno. */
+int inject_read_file(const char *path, char *buf, size_t size);
 
 /* Checks, read from /proc: 1 when some mapping has `mg` in its VmFlags. */
 int inject_read_ksm(pid_t pid);

@@ -1,56 +1,37 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* policyd-inject PID [--ksm=yes|no] [--mempolicy=SPEC] [--timeout=MSEC] [--verify]
+/* policyd-inject --serve
+ * policyd-inject PID [--ksm=yes|no] [--mempolicy=SPEC] [--timeout=MSEC] [--verify]
  *
- * Applies KSM and a memory policy inside one running process. Meant to run
- * as a short-lived helper with CAP_SYS_PTRACE, so that policyd itself needs
- * neither that nor a seccomp filter that allows ptrace. The injected
- * syscalls run with the target's own credentials and cpuset, so they need no
- * capability; CAP_SYS_NICE is for migrate_pages of another user's process
- * (issue 9, cgroup-level NUMA), which could live in the same helper. When
- * this process exits, the kernel detaches anything still attached.
- * Exit status: 0 applied, 1 failed, 2 refused, 3 vanished, 4 usage. */
-#include <dirent.h>
+ * Applies KSM and a memory policy inside one running process, with
+ * CAP_SYS_PTRACE, so that policyd itself needs neither that nor a seccomp
+ * filter that allows ptrace. --serve is how policyd-inject@.service runs it:
+ * one request from policyd on the socket that is standard input, one reply
+ * (inject-wire.h, policyd(8)). The other form is for a person: it prints the
+ * same reply line. The injected syscalls run with the target's own
+ * credentials and cpuset, so they need no capability; CAP_SYS_NICE would be
+ * for migrate_pages of another user's process (issue 9, cgroup-level NUMA),
+ * which could live in the same helper. When this process exits, the kernel
+ * detaches anything still attached.
+ * Exit status: 0 applied (--serve: a reply was sent), 1 failed, 2 refused,
+ * 3 vanished, 4 usage. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "inject.h"
+#include "inject-serve.h"
+#include "inject-wire.h"
 
-static int verify(pid_t pid, const InjectRequest *req) {
-        int bad = 0;
+/* What was read back is what was asked: numa_maps spells the policy. */
+static bool verified(const InjectRequest *req, const InjectQuery *q) {
+        char want[INJECT_POLICY_TEXT_MAX];
 
-        if (req->ksm >= 0) {
-                int r = inject_read_ksm(pid);
-                printf("verify ksm=%s\n", r < 0 ? strerror(-r) : r ? "yes" : "no");
-                bad |= r != req->ksm;
-        }
-        if (req->set_mempolicy) {
-                char want[300], path[64];
-                struct dirent *de;
-
-                if (mempolicy_format_numa_maps(&req->mempolicy, want, sizeof(want)) < 0)
-                        return 1;
-                snprintf(path, sizeof(path), "/proc/%d/task", (int) pid);
-                DIR *d = opendir(path);
-                if (!d)
-                        return 1;
-                while ((de = readdir(d))) {
-                        char got[300];
-                        int tid = atoi(de->d_name), r;
-                        if (tid <= 0)
-                                continue;
-                        r = inject_read_task_policy(pid, tid, got, sizeof(got));
-                        if (r == -ESRCH)
-                                continue;
-                        printf("verify tid=%d mempolicy=%s%s\n", tid, r < 0 ? strerror(-r) : got,
-                               r < 0 || strcmp(got, want) != 0 ? " (differs)" : "");
-                        bad |= r < 0 || strcmp(got, want) != 0;
-                }
-                closedir(d);
-        }
-        return bad;
+        if (req->ksm >= 0 && q->ksm != req->ksm)
+                return false;
+        return !req->set_mempolicy ||
+               (mempolicy_format_numa_maps(&req->mempolicy, want, sizeof(want)) == 0 && strcmp(want, q->mempolicy) == 0);
 }
 
 int main(int argc, char **argv) {
@@ -59,12 +40,15 @@ int main(int argc, char **argv) {
                 { "mempolicy", required_argument, NULL, 'm' },
                 { "timeout", required_argument, NULL, 't' },
                 { "verify", no_argument, NULL, 'v' },
+                { "serve", no_argument, NULL, 's' },
                 { "help", no_argument, NULL, 'h' },
                 {}
         };
         InjectRequest req = { .ksm = -1 };
         InjectReport rep;
-        bool do_verify = false;
+        InjectQuery q, *qp = NULL;
+        bool do_verify = false, serve = false;
+        char line[2 * INJECT_WIRE_LINE_MAX];
         int c, r;
 
         while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
@@ -92,14 +76,25 @@ int main(int argc, char **argv) {
                 case 'v':
                         do_verify = true;
                         break;
+                case 's':
+                        serve = true;
+                        break;
                 case 'h':
-                        printf("%s PID [--ksm=yes|no] [--mempolicy=SPEC] [--timeout=MSEC] [--verify]\n"
+                        printf("%s --serve\n"
+                               "%s PID [--ksm=yes|no] [--mempolicy=SPEC] [--timeout=MSEC] [--verify]\n"
                                "SPEC: default, local, preferred:N, bind:LIST, interleave:LIST,\n"
-                               "      preferred-many:LIST, weighted-interleave:LIST\n", argv[0]);
+                               "      preferred-many:LIST, weighted-interleave:LIST\n", argv[0], argv[0]);
                         return 0;
                 default:
                         return 4;
                 }
+        if (serve) {
+                if (optind != argc || req.ksm >= 0 || req.set_mempolicy || do_verify) {
+                        fprintf(stderr, "--serve takes no other argument: the request comes on standard input\n");
+                        return 4;
+                }
+                return inject_serve(STDIN_FILENO) < 0 ? 1 : 0;
+        }
         if (optind + 1 != argc || (req.ksm < 0 && !req.set_mempolicy)) {
                 fprintf(stderr, "Usage: %s PID [--ksm=yes|no] [--mempolicy=SPEC] (--help)\n", argv[0]);
                 return 4;
@@ -111,20 +106,14 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "%s: %s\n", argv[optind], strerror(-r));
                 return 4;
         }
-        printf("pid=%d outcome=%s", (int) pid, inject_outcome_to_string(rep.outcome));
-        if (rep.outcome == INJECT_REFUSED)
-                printf(" reason=\"%s\"", inject_refusal_to_string(rep.refusal));
-        if (rep.error < 0)
-                printf(" error=\"%s\"", strerror(-rep.error));
-        printf(" threads=%u in_syscall=%u signals_passed=%u retries=%u insn=%s%s\n", rep.threads,
-               rep.threads_in_syscall, rep.signals_passed, rep.retries, rep.insn_in_place ? "in-place" : "vdso",
-               rep.stuck ? " stuck" : "");
+        if (do_verify && (rep.outcome == INJECT_APPLIED || rep.outcome == INJECT_FAILED) && inject_query(pid, &q) == 0)
+                qp = &q;
+        if (inject_wire_format_reply(pid, &rep, qp, NULL, line, sizeof(line)) == 0)
+                fputs(line, stdout);
 
-        if (rep.outcome == INJECT_APPLIED && do_verify && verify(pid, &req))
-                return 1;
         switch (rep.outcome) {
         case INJECT_APPLIED:
-                return 0;
+                return !do_verify || (qp && verified(&req, qp)) ? 0 : 1;
         case INJECT_REFUSED:
                 return 2;
         case INJECT_VANISHED:

@@ -554,6 +554,10 @@ static void scan_subject(ProcessWatch *w, const char *key) {
                         r = g_new0(ProcessRecord, 1);
                         r->pid = pid;
                         r->start_time = t;
+                        /* Not looked at yet. Zeroed, it would be
+                         * PROCESS_PENDING, which decide() takes for a call in
+                         * the queue, and it would wait for ever. */
+                        r->method = _PROCESS_METHOD_MAX;
                         r->pidfd = -1;
                         r->applied.ksm = -1;
                         r->step.ksm = -1;

@@ -114,16 +114,21 @@ static int format_node_list(const unsigned long *mask, char *buf, size_t size) {
         return 0;
 }
 
-int mempolicy_format_numa_maps(const Mempolicy *p, char *buf, size_t size) {
-        char nodes[256];
-        int mode = p->mode & ~(MPOL_F_STATIC_NODES | MPOL_F_RELATIVE_NODES | MPOL_F_NUMA_BALANCING);
+static int mempolicy_format_spelling(const Mempolicy *p, bool numa_maps, char *buf, size_t size) {
+        /* Room for every other node of MAX_NODES: "0,2,...,1022". */
+        char nodes[MAX_NODES / 2 * 5 + 1];
+        int flags = MPOL_F_STATIC_NODES | MPOL_F_RELATIVE_NODES | MPOL_F_NUMA_BALANCING;
+        int mode = p->mode & ~flags;
         const char *name = NULL;
         bool takes_nodes = false;
         int r, k;
 
+        /* Flags have a spelling in numa_maps, and none in a SPEC. */
+        if (!numa_maps && (p->mode & flags))
+                return -EINVAL;
         for (size_t i = 0; i < sizeof(mempolicy_modes) / sizeof(mempolicy_modes[0]); i++)
                 if (mempolicy_modes[i].mode == mode) {
-                        name = mempolicy_modes[i].numa_maps;
+                        name = numa_maps ? mempolicy_modes[i].numa_maps : mempolicy_modes[i].name;
                         takes_nodes = mempolicy_modes[i].takes_nodes;
                 }
         if (!name)
@@ -142,6 +147,18 @@ int mempolicy_format_numa_maps(const Mempolicy *p, char *buf, size_t size) {
         if (k < 0 || (size_t) k >= size)
                 return -ENOBUFS;
         return 0;
+}
+
+int mempolicy_format_numa_maps(const Mempolicy *p, char *buf, size_t size) {
+        return mempolicy_format_spelling(p, true, buf, size);
+}
+
+int mempolicy_format(const Mempolicy *p, char *buf, size_t size) {
+        return mempolicy_format_spelling(p, false, buf, size);
+}
+
+bool mempolicy_equal(const Mempolicy *a, const Mempolicy *b) {
+        return a->mode == b->mode && memcmp(a->nodemask, b->nodemask, sizeof(a->nodemask)) == 0;
 }
 
 unsigned long mempolicy_maxnode(const Mempolicy *p, size_t *ret_words) {

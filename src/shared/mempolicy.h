@@ -35,6 +35,10 @@ typedef struct Mempolicy {
 int mempolicy_parse(const char *s, Mempolicy *ret);
 /* The spelling numa_maps uses for it (mm/mempolicy.c mpol_to_str). */
 int mempolicy_format_numa_maps(const Mempolicy *p, char *buf, size_t size);
+/* A SPEC that mempolicy_parse() reads back as the same policy, in canonical
+ * form: node ranges merged ("interleave:0-2,5"). -EINVAL with flags. */
+int mempolicy_format(const Mempolicy *p, char *buf, size_t size);
+bool mempolicy_equal(const Mempolicy *a, const Mempolicy *b);
 /* set_mempolicy's maxnode for this mask: one more than the bits passed,
  * because the kernel reads maxnode - 1 bits. */
 unsigned long mempolicy_maxnode(const Mempolicy *p, size_t *ret_words);

@@ -16,9 +16,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "inject-proc.h"
+#include "inject.h"
 
 #define EXIT_SKIP 77
+
+/* ASan's shadow is terabytes of sparse anonymous mapping. PR_SET_MEMORY_MERGE
+ * marks it mergeable, and turning KSM off again then walks all of it, for
+ * longer than any time box: test-inject-refusals checks that cut. */
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
 
 __attribute__((format(printf, 1, 2)))
 static inline void skip(const char *fmt, ...) {
@@ -78,15 +89,9 @@ static inline int try_mempolicy(void) {
 
 static inline int read_target_status(pid_t pid, ProcStatus *ret) {
         char path[64], buf[4096];
-        FILE *f;
-        size_t n;
+        int r;
 
         snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
-        f = fopen(path, "re");
-        if (!f)
-                return -errno;
-        n = fread(buf, 1, sizeof(buf) - 1, f);
-        fclose(f);
-        buf[n] = '\0';
-        return proc_status_parse(buf, ret);
+        r = inject_read_file(path, buf, sizeof(buf));
+        return r < 0 ? r : proc_status_parse(buf, ret);
 }

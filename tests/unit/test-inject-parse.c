@@ -230,6 +230,78 @@ static void test_mempolicy(void) {
         g_assert_cmpstr(buf, ==, "interleave=static:0-1");
 }
 
+/* Our own spelling written out, canonical, and read back the same. */
+static void test_mempolicy_format(void) {
+        static const struct {
+                const char *spec, *canonical;
+        } cases[] = {
+                { "default", "default" },
+                { "local", "local" },
+                { "preferred:1", "preferred:1" },
+                { "bind:1,0", "bind:0-1" },
+                { "interleave:5,0,1,2", "interleave:0-2,5" },
+                { "preferred-many:0-1", "preferred-many:0-1" },
+                { "weighted-interleave:0,1", "weighted-interleave:0-1" },
+        };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+                Mempolicy p, again;
+                char spec[64];
+
+                g_assert_cmpint(mempolicy_parse(cases[i].spec, &p), ==, 0);
+                g_assert_cmpint(mempolicy_format(&p, spec, sizeof(spec)), ==, 0);
+                g_assert_cmpstr(spec, ==, cases[i].canonical);
+                g_assert_cmpint(mempolicy_parse(spec, &again), ==, 0);
+                g_assert_true(mempolicy_equal(&p, &again));
+        }
+
+        /* The longest list there is: every other node. */
+        Mempolicy every_other = { .mode = MPOL_INTERLEAVE }, again;
+        char spec[INJECT_POLICY_TEXT_MAX];
+        for (size_t w = 0; w < INJECT_NODEMASK_WORDS; w++)
+                every_other.nodemask[w] = 0x5555555555555555UL;
+        g_assert_cmpint(mempolicy_format(&every_other, spec, sizeof(spec)), ==, 0);
+        g_assert_true(g_str_has_suffix(spec, ",1020,1022"));
+        g_assert_cmpint(mempolicy_parse(spec, &again), ==, 0);
+        g_assert_true(mempolicy_equal(&every_other, &again));
+        g_assert_cmpint(mempolicy_format(&every_other, spec, 100), ==, -ENOBUFS);
+
+        Mempolicy flagged = { .mode = MPOL_BIND | MPOL_F_STATIC_NODES, .nodemask = { 1 } };
+        g_assert_cmpint(mempolicy_format(&flagged, spec, sizeof(spec)), ==, -EINVAL);
+        g_assert_false(mempolicy_equal(&flagged, &(Mempolicy) { .mode = MPOL_BIND, .nodemask = { 1 } }));
+        g_assert_false(mempolicy_equal(&(Mempolicy) { .mode = MPOL_BIND, .nodemask = { 2 } },
+                                       &(Mempolicy) { .mode = MPOL_BIND, .nodemask = { 1 } }));
+}
+
+static void test_fdinfo_pidfd(void) {
+        static const struct {
+                const char *text;
+                int r;
+                pid_t pid;
+        } cases[] = {
+                { "pos:\t0\nflags:\t02000002\nmnt_id:\t15\nino:\t1057\nPid:\t1234\nNSpid:\t1234\n", 0, 1234 },
+                { "pos:\t0\nflags:\t02000002\nmnt_id:\t15\nPid:\t-1\nNSpid:\t-1\n", 0, -1 },  /* exited */
+                { "Pid:\t0\n", 0, 0 },                                                       /* another namespace */
+                { "Pid:\t42", 0, 42 },
+                { "pos:\t0\nflags:\t02\nmnt_id:\t15\nino:\t7\n", -ENOENT, 0 },         /* a plain file */
+                { "eventfd-count:\t0\nNSpid:\t5\n", -ENOENT, 0 },
+                { "Pid:\t-2\n", -EINVAL, 0 },
+                { "Pid:\tx\n", -EINVAL, 0 },
+                { "Pid:\t12 13\n", -EINVAL, 0 },
+                { "Pid:\t\n", -EINVAL, 0 },
+                { "", -ENOENT, 0 },
+        };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+                pid_t pid = -77;
+                int r = fdinfo_pidfd_pid(cases[i].text, &pid);
+
+                if (r != cases[i].r)
+                        g_error("fdinfo case %zu: want %d, got %d", i, cases[i].r, r);
+                g_assert_cmpint(pid, ==, r == 0 ? cases[i].pid : -77);
+        }
+}
+
 static void test_restart_codes(void) {
         g_assert_true(syscall_return_is_restart(-512));
         g_assert_true(syscall_return_is_restart(-513));
@@ -248,6 +320,8 @@ int main(int argc, char **argv) {
         g_test_add_func("/inject/smaps-vmflags", test_vmflags);
         g_test_add_func("/inject/refusals", test_refusals);
         g_test_add_func("/inject/mempolicy", test_mempolicy);
+        g_test_add_func("/inject/mempolicy-format", test_mempolicy_format);
+        g_test_add_func("/inject/fdinfo-pidfd", test_fdinfo_pidfd);
         g_test_add_func("/inject/restart-codes", test_restart_codes);
         return g_test_run();
 }

@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "inject-serve.h"
+#include "inject-wire.h"
+
+/* How long a client may take to send its request. */
+#define READ_TIMEOUT_MS 5000
+#define REPLY_MAX (2 * INJECT_WIRE_LINE_MAX)
+
+static long now_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/* Reads up to and including the first "\n", time-boxed, and the fds that
+ * come with it: *ret_pidfd is the one fd, -1 when there was none, and
+ * *ret_extra_fds tells of more (which are closed). */
+static int read_request(int fd, char *buf, size_t size, size_t *ret_len, int *ret_pidfd, bool *ret_extra_fds) {
+        long deadline = now_ms() + READ_TIMEOUT_MS;
+        size_t len = 0;
+        int pidfd = -1;
+        bool extra = false;
+
+        while (len == 0 || buf[len - 1] != '\n') {
+                union {
+                        struct cmsghdr h;
+                        char b[CMSG_SPACE(sizeof(int) * 4)];
+                } control;
+                struct iovec iov = { buf + len, size - len };
+                struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control,
+                                     .msg_controllen = sizeof(control) };
+                struct pollfd p = { .fd = fd, .events = POLLIN };
+                long left = deadline - now_ms();
+                ssize_t n;
+
+                if (len == size)
+                        break;  /* too long: the parser says so */
+                if (left <= 0 || poll(&p, 1, (int) left) == 0) {
+                        if (pidfd >= 0)
+                                close(pidfd);
+                        return -ETIMEDOUT;
+                }
+                n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+                if (n < 0 && (errno == EINTR || errno == EAGAIN))
+                        continue;
+                if (n < 0) {
+                        int r = -errno;
+                        if (pidfd >= 0)
+                                close(pidfd);
+                        return r;
+                }
+                for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+                        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+                                continue;
+                        size_t nfds = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+                        for (size_t i = 0; i < nfds; i++) {
+                                int got;
+                                memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+                                if (pidfd < 0 && !extra)
+                                        pidfd = got;
+                                else {
+                                        close(got);
+                                        extra = true;
+                                }
+                        }
+                }
+                if (mh.msg_flags & MSG_CTRUNC)
+                        extra = true;  /* the kernel dropped the fds that did not fit */
+                if (n == 0)
+                        break;  /* the client is done before a whole line */
+                len += (size_t) n;
+        }
+        *ret_len = len;
+        *ret_pidfd = pidfd;
+        *ret_extra_fds = extra;
+        return 0;
+}
+
+/* The PID a pidfd refers to, from our fdinfo of it (see fdinfo_pidfd_pid). */
+static int pidfd_get_pid(int pidfd, pid_t *ret) {
+        char path[64], text[1024];
+        int r;
+
+        snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+        r = inject_read_file(path, text, sizeof(text));
+        return r < 0 ? r : fdinfo_pidfd_pid(text, ret);
+}
+
+static int send_all(int fd, const char *buf, size_t len) {
+        while (len > 0) {
+                ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                buf += n;
+                len -= (size_t) n;
+        }
+        return 0;
+}
+
+static int reply(int fd, pid_t pid, const InjectReport *rep, const InjectQuery *q, const char *error,
+                 const struct ucred *peer) {
+        char line[REPLY_MAX];
+        int r = inject_wire_format_reply(pid, rep, q, error, line, sizeof(line));
+
+        if (r < 0)
+                r = inject_wire_format_reply(pid, NULL, NULL, "reply too long", line, sizeof(line));
+        if (r < 0)
+                return r;
+        /* The journal gets what the client gets, and who asked. */
+        fprintf(stderr, "peer pid %d uid %d: %s", peer ? (int) peer->pid : 0, peer ? (int) peer->uid : -1, line);
+        r = send_all(fd, line, strlen(line));
+        if (r < 0)
+                fprintf(stderr, "Cannot send the reply: %s\n", strerror(-r));
+        return r;
+}
+
+__attribute__((format(printf, 4, 5)))
+static int reply_error(int fd, pid_t pid, const struct ucred *peer, const char *fmt, ...) {
+        char text[256];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(text, sizeof(text), fmt, ap);
+        va_end(ap);
+        return reply(fd, pid, NULL, NULL, text, peer);
+}
+
+static int serve_request(int fd, const struct ucred *peer, const char *data, size_t len, int pidfd,
+                         bool extra_fds) {
+        InjectWireRequest w;
+        InjectReport rep;
+        InjectQuery q, *qp = NULL;
+        pid_t fd_pid;
+        int r;
+
+        r = inject_wire_parse_request(data, len, &w);
+        if (r < 0)
+                return reply_error(fd, w.pid, peer, "%s", w.error);
+        if (extra_fds)
+                return reply_error(fd, w.pid, peer, "more than one file descriptor attached");
+        if (pidfd < 0)
+                return reply_error(fd, w.pid, peer, "no pidfd attached (SCM_RIGHTS)");
+
+        r = pidfd_get_pid(pidfd, &fd_pid);
+        if (r == -ENOENT)
+                return reply_error(fd, w.pid, peer, "the attached file descriptor is not a pidfd");
+        if (r < 0)
+                return reply_error(fd, w.pid, peer, "cannot read the pidfd's fdinfo: %s", strerror(-r));
+        if (fd_pid == -1) {
+                /* Exited, and reaped: its PID may be another's already. */
+                rep = (InjectReport) { .outcome = INJECT_VANISHED, .ksm_result = 1 };
+                return reply(fd, w.pid, &rep, NULL, NULL, peer);
+        }
+        if (fd_pid == 0)
+                return reply_error(fd, w.pid, peer, "the pidfd's process is outside the helper's PID namespace");
+        if (fd_pid != w.pid)
+                return reply_error(fd, w.pid, peer, "the pidfd is of PID %d, not %d", (int) fd_pid, (int) w.pid);
+
+        if (w.query) {
+                /* Reading is all: no refusal applies, as none would to cat. */
+                r = inject_query(w.pid, &q);
+                if (r == -ESRCH) {
+                        rep = (InjectReport) { .outcome = INJECT_VANISHED, .ksm_result = 1 };
+                        return reply(fd, w.pid, &rep, NULL, NULL, peer);
+                }
+                if (r < 0)
+                        return reply_error(fd, w.pid, peer, "cannot read /proc/%d: %s", (int) w.pid, strerror(-r));
+                return reply(fd, w.pid, NULL, &q, NULL, peer);
+        }
+        if (peer && w.pid == peer->pid) {
+                /* policyd itself: it waits for this reply. */
+                rep = (InjectReport) { .outcome = INJECT_REFUSED, .refusal = INJECT_REFUSAL_SELF, .ksm_result = 1 };
+                return reply(fd, w.pid, &rep, NULL, NULL, peer);
+        }
+        r = inject_process_pidfd(pidfd, w.pid, &w.req, &rep);
+        if (r == -EINVAL)
+                return reply_error(fd, w.pid, peer, "PID %d is a thread, not a process", (int) w.pid);
+        if (r < 0)
+                return reply_error(fd, w.pid, peer, "%s", strerror(-r));
+        /* Failed may still have changed something (KSM refused by an old
+         * kernel, the policy set): say what is there, of what was asked. */
+        if ((rep.outcome == INJECT_APPLIED || rep.outcome == INJECT_FAILED) && inject_query(w.pid, &q) == 0) {
+                if (w.req.ksm < 0)
+                        q.ksm = -1;
+                if (!w.req.set_mempolicy)
+                        q.mempolicy[0] = '\0';
+                qp = &q;
+        }
+        return reply(fd, w.pid, &rep, qp, NULL, peer);
+}
+
+int inject_serve(int fd) {
+        char data[INJECT_WIRE_LINE_MAX + 1];
+        struct ucred peer;
+        socklen_t sl = sizeof(peer), tl = sizeof(int);
+        int type = 0, pidfd = -1, r;
+        size_t len = 0;
+        bool extra_fds = false;
+
+        if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) < 0 || type != SOCK_STREAM) {
+                fprintf(stderr, "--serve needs a stream socket on standard input (policyd-inject.socket)\n");
+                return -ENOTSOCK;
+        }
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &sl) < 0) {
+                r = -errno;
+                fprintf(stderr, "SO_PEERCRED: %s\n", strerror(-r));
+                return r;
+        }
+        /* One byte more than a request may have, so that the parser sees an
+         * overlong one. The request is read before any reply, whoever sent
+         * it, so that every client gets its reply after its request. */
+        r = read_request(fd, data, sizeof(data), &len, &pidfd, &extra_fds);
+        if (peer.uid != 0) {
+                /* The socket is 0600 root: this is the second lock, not the first. */
+                r = reply_error(fd, 0, &peer, "permission denied: the caller is uid %d, not root", (int) peer.uid);
+                if (pidfd >= 0)
+                        close(pidfd);
+                return r;
+        }
+        if (r == -ETIMEDOUT)
+                return reply_error(fd, 0, &peer, "no whole request within %d ms", READ_TIMEOUT_MS);
+        if (r < 0)
+                return reply_error(fd, 0, &peer, "cannot read the request: %s", strerror(-r));
+
+        r = serve_request(fd, &peer, data, len, pidfd, extra_fds);
+        if (pidfd >= 0)
+                close(pidfd);
+        return r;
+}
