@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "inject-client.h"
+#include "inject-wire.h"
 #include "util.h"
 
 #define REPLY_MAX 4096
@@ -31,78 +32,34 @@ void inject_reply_clear(InjectReply *r) {
         *r = (InjectReply) {};
 }
 
-/* One word: key=value or key="quoted value"; *p moves past it. */
-static int next_word(const char **p, char **ret_key, char **ret_value) {
-        const char *s = *p, *eq;
-        g_autoptr(GString) value = g_string_new(NULL);
-
-        while (*s == ' ')
-                s++;
-        if (*s == '\0' || *s == '\n')
-                return 0;
-        eq = s;
-        while (*eq && *eq != '=' && *eq != ' ' && *eq != '\n')
-                eq++;
-        if (*eq != '=' || eq == s)
-                return -EINVAL;
-        g_autofree char *key = g_strndup(s, (gsize) (eq - s));
-        s = eq + 1;
-        if (*s == '"') {
-                for (s++; *s != '"'; s++) {
-                        if (*s == '\0' || *s == '\n')
-                                return -EINVAL;
-                        if (*s == '\\') {
-                                s++;
-                                if (*s != '"' && *s != '\\')
-                                        return -EINVAL;
-                        }
-                        g_string_append_c(value, *s);
-                }
-                s++;
-                if (*s != ' ' && *s != '\0' && *s != '\n')
-                        return -EINVAL;
-        } else
-                while (*s && *s != ' ' && *s != '\n')
-                        g_string_append_c(value, *s++);
-        *p = s;
-        *ret_key = TAKE_PTR(key);
-        *ret_value = g_string_free(TAKE_PTR(value), false);
-        return 1;
-}
-
+/* The helper's tokenizer (inject-wire.c), so that both ends read one grammar. */
 int inject_reply_parse(const char *line, InjectReply *ret) {
         InjectReply r = {};
-        const char *p = line;
+        const char *p = line, *end = line + strlen(line);
+        char key[32], value[INJECT_WIRE_LINE_MAX];
         int k;
 
-        for (;;) {
-                g_autofree char *key = NULL, *value = NULL;
-
-                k = next_word(&p, &key, &value);
-                if (k < 0) {
-                        inject_reply_clear(&r);
-                        return k;
-                }
-                if (k == 0)
-                        break;
-                char **slot = streq(key, "outcome")               ? &r.outcome
-                              : streq(key, "reason")              ? &r.reason
-                              : streq(key, "error")               ? &r.error
-                              : streq(key, "exe")                 ? &r.exe
-                              : streq(key, "verified_ksm")        ? &r.ksm
-                              : streq(key, "verified_mempolicy")  ? &r.mempolicy
-                                                                  : NULL;
+        if (end > line && end[-1] == '\n')
+                end--;
+        while ((k = inject_wire_next(&p, end, key, sizeof(key), value, sizeof(value))) > 0) {
+                char **slot = streq(key, "outcome")              ? &r.outcome
+                              : streq(key, "reason")             ? &r.reason
+                              : streq(key, "error")              ? &r.error
+                              : streq(key, "exe")                ? &r.exe
+                              : streq(key, "verified_ksm")       ? &r.ksm
+                              : streq(key, "verified_mempolicy") ? &r.mempolicy
+                                                                 : NULL;
                 if (slot) {
                         g_free(*slot);
-                        *slot = TAKE_PTR(value);
+                        *slot = g_strdup(value);
                 } else if (streq(key, "threads"))
                         r.threads = (unsigned) g_ascii_strtoull(value, NULL, 10);
                 else if (streq(key, "stuck"))
                         r.stuck = streq(value, "1");
         }
-        if (!r.outcome) {
+        if (k < 0 || !r.outcome) {
                 inject_reply_clear(&r);
-                return -EBADMSG;
+                return k < 0 ? k : -EBADMSG;
         }
         *ret = r;
         return 0;

@@ -26,8 +26,8 @@ typedef struct InjectReply {
 } InjectReply;
 
 void inject_reply_clear(InjectReply *r);
-/* Pure: the helper's reply line, "key=value" words where a value may be
- * "quoted" with \" and \\ inside. Unknown keys are skipped. */
+/* Pure: the helper's reply line (inject-wire.h has the grammar). Unknown
+ * keys are skipped; a malformed line is refused whole. */
 int inject_reply_parse(const char *line, InjectReply *ret);
 
 typedef struct InjectCall InjectCall;

@@ -52,6 +52,7 @@ struct ProcessWatch {
 };
 
 static const char *const method_names[_PROCESS_METHOD_MAX] = {
+        [PROCESS_NEW] = "new",
         [PROCESS_PENDING] = "pending",
         [PROCESS_AS_WANTED] = "as-wanted",
         [PROCESS_INJECTED] = "injected",
@@ -554,10 +555,6 @@ static void scan_subject(ProcessWatch *w, const char *key) {
                         r = g_new0(ProcessRecord, 1);
                         r->pid = pid;
                         r->start_time = t;
-                        /* Not looked at yet. Zeroed, it would be
-                         * PROCESS_PENDING, which decide() takes for a call in
-                         * the queue, and it would wait for ever. */
-                        r->method = _PROCESS_METHOD_MAX;
                         r->pidfd = -1;
                         r->applied.ksm = -1;
                         r->step.ksm = -1;

@@ -31,6 +31,7 @@ typedef struct InjectCall InjectCall;
 typedef struct ProcessWatch ProcessWatch;
 
 typedef enum ProcessMethod {
+        PROCESS_NEW,          /* not looked at yet (zero: a new record) */
         PROCESS_PENDING,      /* a query or an injection is in flight */
         PROCESS_AS_WANTED,    /* it already had the values (at start: the generator, policyctl exec) */
         PROCESS_INJECTED,

@@ -151,7 +151,8 @@ static void plan_swap_tiers(CgroupPlan *p, const ResolvedKnob *k, const SystemFa
 
 #define SYSTEMD_REASON "systemd holds this for its units: SetUnitProperties(runtime=true)"
 #define EXEC_TIME_REASON \
-        "process-level: applied when the unit starts, by policyd-generator, for units whose files name the group"
+        "process-level: at a start, by policyd-generator (units whose files name the group) or policyctl exec; " \
+        "with ApplyToRunning=yes also in running processes (listed under Processes)"
 
 /* A memory limit: the unit's systemd property where systemd holds the
  * cgroup, else the kernel file. */

@@ -31,6 +31,11 @@ static void test_parse(void) {
         g_assert_cmpstr(r.exe, ==, "/opt/my \"app\"\\x");
         inject_reply_clear(&r);
 
+        /* The helper escapes control characters in a path. */
+        g_assert_cmpint(inject_reply_parse("outcome=queried exe=\"/tmp/a\\tb\\x01\"\n", &r), ==, 0);
+        g_assert_cmpstr(r.exe, ==, "/tmp/a\tb\x01");
+        inject_reply_clear(&r);
+
         /* Broken lines are refused whole. */
         static const char *const bad[] = {
                 "",                          /* no outcome */
@@ -39,7 +44,8 @@ static void test_parse(void) {
                 "outcome=applied =x",
                 "outcome=applied word",
                 "outcome=applied reason=\"a\"b",
-                "outcome=applied reason=\"bad \\n escape\"",
+                "outcome=applied reason=\"bad \\q escape\"",
+                "outcome=applied  threads=1",  /* two spaces */
         };
         for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
                 int k = inject_reply_parse(bad[i], &r);
