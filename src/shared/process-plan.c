@@ -39,16 +39,6 @@ static bool group_takes_process(const PolicyGroup *g, const char *exe) {
         return false;
 }
 
-/* The same order as resolve.c's merge: highest Priority, then the name last
- * in lexical order. */
-static bool group_beats(const PolicyGroup *challenger, const PolicyGroup *holder) {
-        if (!holder)
-                return true;
-        if (challenger->priority != holder->priority)
-                return challenger->priority > holder->priority;
-        return strcmp(challenger->name, holder->name) > 0;
-}
-
 static const PolicyGroup *winner_of(const PolicySet *set, const GPtrArray *memberships, Knob k, const char *exe,
                                     bool per_process) {
         const PolicyGroup *winner = NULL;
@@ -61,7 +51,7 @@ static const PolicyGroup *winner_of(const PolicySet *set, const GPtrArray *membe
                         continue;
                 if (per_process && !group_takes_process(g, exe))
                         continue;
-                if (group_beats(g, winner))
+                if (policy_group_beats(g, winner))
                         winner = g;
         }
         return winner;

@@ -264,7 +264,7 @@ static void add_matches(const PolicySet *set, GHashTable *members, const Candida
 /* Where several member groups set one thing, the highest Priority wins and a
  * tie goes to the name last in lexical order. Callers walk the groups in
  * name order, so a later group wins a tie. */
-static bool group_beats(const PolicyGroup *challenger, const PolicyGroup *holder) {
+bool policy_group_beats(const PolicyGroup *challenger, const PolicyGroup *holder) {
         if (!holder)
                 return true;
         if (challenger->priority != holder->priority)
@@ -279,7 +279,7 @@ static void merge_knobs(Resolution *r, const GPtrArray *groups) {
 
                 for (guint i = 0; i < groups->len; i++) {
                         const PolicyGroup *g = g_ptr_array_index(groups, i);
-                        if (g->knobs[k].set && group_beats(g, winner))
+                        if (g->knobs[k].set && policy_group_beats(g, winner))
                                 winner = g;
                 }
                 if (!winner)
@@ -328,7 +328,7 @@ static void merge_attributes(Resolution *r, const GPtrArray *groups) {
                         if (!cur) {
                                 cur = g_new0(AttributeChoice, 1);
                                 g_hash_table_insert(chosen, a->name, cur);
-                        } else if (cur->group != g && !group_beats(g, cur->group))
+                        } else if (cur->group != g && !policy_group_beats(g, cur->group))
                                 continue;
                         /* Within one group, the later assignment wins. The key
                          * stays the first setting's name, alive as long as the set. */

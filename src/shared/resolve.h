@@ -85,6 +85,10 @@ int resolve_candidate(const PolicySet *set, const Candidate *c, Resolution **ret
  * level and does not take part. */
 bool policy_group_matches(const PolicyGroup *g, const Candidate *c);
 
+/* Where several member groups set one thing: the highest Priority wins, a
+ * tie goes to the name last in lexical order. holder NULL: nothing yet. */
+bool policy_group_beats(const PolicyGroup *challenger, const PolicyGroup *holder);
+
 /* The user.policy.group value: member names, comma-separated, sorted. "" for none. */
 char *resolution_group_tag(const Resolution *r);
 /* The same, of a list of Membership* kept without its resolution. */
