@@ -37,6 +37,7 @@ struct ProcessWatch {
         sd_event_source *inotify_source;
         GHashTable *watch_by_wd;      /* wd → WatchedCgroup*, owns */
         GHashTable *watch_by_subject; /* subject key → WatchedCgroup*, borrowed */
+        GHashTable *watch_by_cgroup;  /* cgroup path → WatchedCgroup*, borrowed */
         GHashTable *records;          /* pid → ProcessRecord*, owns */
         GHashTable *scans;            /* subject keys to read cgroup.procs of */
         sd_event_source *scan_defer;
@@ -174,7 +175,10 @@ static int read_process_cgroup(pid_t pid, char **ret) {
         return -ENODATA;
 }
 
-static void read_procs_of(int dir_fd, unsigned depth, GArray *pids) {
+/* The processes of a cgroup and of its children, except children that are
+ * other subjects' own cgroups (a slice's units, say): a process belongs to
+ * the subject whose cgroup is nearest. */
+static void read_procs_of(ProcessWatch *w, int dir_fd, const char *path, unsigned depth, GArray *pids) {
         _cleanup_close_ int fd = -1;
         DIR *d;
         struct dirent *de;
@@ -213,9 +217,12 @@ static void read_procs_of(int dir_fd, unsigned depth, GArray *pids) {
         while ((de = readdir(d))) {
                 if (de->d_type != DT_DIR || de->d_name[0] == '.')
                         continue;
+                g_autofree char *child = g_strdup_printf("%s/%s", streq(path, "/") ? "" : path, de->d_name);
+                if (g_hash_table_contains(w->watch_by_cgroup, child))
+                        continue;
                 _cleanup_close_ int sub = openat(dir_fd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
                 if (sub >= 0)
-                        read_procs_of(sub, depth + 1, pids);
+                        read_procs_of(w, sub, child, depth + 1, pids);
         }
         closedir(d);
 }
@@ -535,7 +542,7 @@ static void scan_subject(ProcessWatch *w, const char *key) {
                 return;
         wanted = w->active && process_knobs_wanted(w->manager->policies, s->memberships);
         if (cgroup_open_dir(w->manager->cgroup_root, s->cgroup, &dir_fd) >= 0)
-                read_procs_of(dir_fd, 0, pids);
+                read_procs_of(w, dir_fd, s->cgroup, 0, pids);
 
         for (guint i = 0; i < pids->len; i++) {
                 pid_t pid = g_array_index(pids, pid_t, i);
@@ -589,12 +596,7 @@ static void scan_subject(ProcessWatch *w, const char *key) {
                         forget_record(w, r);
                         continue;
                 }
-                WatchedCgroup *there = NULL;
-                GHashTableIter wi;
-                g_hash_table_iter_init(&wi, w->watch_by_wd);
-                while (g_hash_table_iter_next(&wi, NULL, &value))
-                        if (streq(((WatchedCgroup *) value)->cgroup, cgroup))
-                                there = value;
+                WatchedCgroup *there = g_hash_table_lookup(w->watch_by_cgroup, cgroup);
                 g_clear_pointer(&r->subject, g_free);
                 if (there) {
                         g_hash_table_add(w->scans, g_strdup(there->subject));
@@ -649,6 +651,7 @@ static void queue_scan(ProcessWatch *w, const char *key) {
 
 static void unwatch(ProcessWatch *w, WatchedCgroup *c) {
         (void) inotify_rm_watch(w->inotify_fd, c->wd);
+        g_hash_table_remove(w->watch_by_cgroup, c->cgroup);
         g_hash_table_remove(w->watch_by_subject, c->subject);
         g_hash_table_remove(w->watch_by_wd, GINT_TO_POINTER(c->wd));
 }
@@ -675,6 +678,7 @@ static int watch(ProcessWatch *w, Subject *s, WatchedCgroup **ret) {
         c->subject = g_strdup(subject_key(s));
         g_hash_table_insert(w->watch_by_wd, GINT_TO_POINTER(wd), c);
         g_hash_table_insert(w->watch_by_subject, c->subject, c);
+        g_hash_table_insert(w->watch_by_cgroup, c->cgroup, c);
         *ret = c;
         return 0;
 }
@@ -702,6 +706,7 @@ static int on_inotify(sd_event_source *source, int fd, uint32_t revents, void *u
                                 queue_scan(w, ((WatchedCgroup *) value)->subject);
                 } else if (c && (e->mask & IN_IGNORED)) {
                         /* The cgroup is gone; the kernel dropped the watch. */
+                        g_hash_table_remove(w->watch_by_cgroup, c->cgroup);
                         g_hash_table_remove(w->watch_by_subject, c->subject);
                         g_hash_table_remove(w->watch_by_wd, GINT_TO_POINTER(e->wd));
                 } else if (c)
@@ -878,6 +883,7 @@ int process_watch_new(Manager *m, ProcessWatch **ret) {
         }
         w->watch_by_wd = g_hash_table_new_full(NULL, NULL, NULL, watched_cgroup_free);
         w->watch_by_subject = g_hash_table_new(g_str_hash, g_str_equal);
+        w->watch_by_cgroup = g_hash_table_new(g_str_hash, g_str_equal);
         w->records = g_hash_table_new_full(NULL, NULL, NULL, record_free);
         w->scans = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         w->waiting = g_queue_new();
@@ -906,6 +912,7 @@ ProcessWatch *process_watch_free(ProcessWatch *w) {
         sd_event_source_disable_unref(w->inotify_source);
         sd_event_source_disable_unref(w->scan_defer);
         g_clear_pointer(&w->watch_by_subject, g_hash_table_unref);
+        g_clear_pointer(&w->watch_by_cgroup, g_hash_table_unref);
         g_clear_pointer(&w->watch_by_wd, g_hash_table_unref);
         g_clear_pointer(&w->scans, g_hash_table_unref);
         if (w->waiting)
