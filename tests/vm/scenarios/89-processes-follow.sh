@@ -57,7 +57,7 @@ for _ in range(2):
 time.sleep(100000)'
 wait_for "pgt-proc-quiet is running" systemctl is-active --quiet pgt-proc-quiet.service
 q=$(systemctl show -P MainPID pgt-proc-quiet.service)
-wait_for "three threads in $q" test "$(ls /proc/"$q"/task | wc -l)" -ge 3
+wait_for "three threads in $q" bash -c "(( \$(ls /proc/$q/task | wc -l) >= 3 ))"
 assert_eq "before the move" "ksm=no mempolicy=default" "$(state_of "$q")"
 echo "$q" > "$cg$(unit_cgroup pgt-proc-a.scope)/cgroup.procs"
 wait_for "KSM and interleave in every thread of the moved process ($q)" state_is "$q" yes interleave:0-1
