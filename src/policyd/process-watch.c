@@ -522,6 +522,13 @@ static void decide(ProcessWatch *w, ProcessRecord *r) {
                 set_outcome(r, PROCESS_SKIPPED, g_strdup("dry run"));
                 return;
         }
+        /* Nothing to set and nothing to take back: no helper to start. */
+        if (!record_holds_something(r) &&
+            !process_knobs_reach_running(w->manager->policies, record_memberships(w, r))) {
+                set_outcome(r, PROCESS_SKIPPED, g_strdup("ApplyToRunning=no in the groups that set KSM= or "
+                                                         "NUMAPolicy=: only at the next start"));
+                return;
+        }
         process_step_clear(&r->step);
         r->call_is_query = true;
         queue_call(w, r);

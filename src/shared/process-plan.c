@@ -136,6 +136,16 @@ bool process_knobs_wanted(const PolicySet *set, const GPtrArray *memberships) {
         return false;
 }
 
+bool process_knobs_reach_running(const PolicySet *set, const GPtrArray *memberships) {
+        for (guint i = 0; memberships && i < memberships->len; i++) {
+                const Membership *mb = g_ptr_array_index(memberships, i);
+                const PolicyGroup *g = policy_set_get(set, mb->group);
+                if (group_has_process_knobs(g) && g->apply_to_running)
+                        return true;
+        }
+        return false;
+}
+
 bool policy_set_has_process_knobs(const PolicySet *set) {
         GHashTableIter it;
         gpointer value;

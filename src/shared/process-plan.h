@@ -49,6 +49,9 @@ void process_want_for(const PolicySet *set, const GPtrArray *memberships, const 
 /* Whether any member group sets KSM= or NUMAPolicy=: only then do the
  * processes of a cgroup matter. */
 bool process_knobs_wanted(const PolicySet *set, const GPtrArray *memberships);
+/* Whether one of those also has ApplyToRunning=yes: only then is a running
+ * process worth asking about. */
+bool process_knobs_reach_running(const PolicySet *set, const GPtrArray *memberships);
 /* Whether any group of the set does. */
 bool policy_set_has_process_knobs(const PolicySet *set);
 

@@ -153,6 +153,13 @@ static void test_knobs_wanted(void) {
         g_assert_true(process_knobs_wanted(set, a));
         g_assert_false(process_knobs_wanted(none, b));
         g_assert_false(process_knobs_wanted(set, NULL));
+        g_assert_true(process_knobs_reach_running(set, a));
+        GPtrArray *c = memberships_of("startonly nonodes"), *d = memberships_of("startonly");
+        g_assert_true(process_knobs_reach_running(set, c));
+        g_assert_false(process_knobs_reach_running(set, d));
+        g_assert_false(process_knobs_reach_running(none, b));
+        memberships_free(c);
+        memberships_free(d);
         g_assert_true(policy_set_has_process_knobs(set));
         /* NUMANodes= alone is cgroup-level (cpuset.mems). */
         g_assert_false(policy_set_has_process_knobs(none));
