@@ -143,6 +143,19 @@ static int method_list_members(sd_bus_message *msg, void *userdata, sd_bus_error
 
 /* ---- Explain ---- */
 
+/* A unit name, cgroup path or PID from a caller, or the D-Bus error that
+ * names the argument. */
+static int resolve_target_argument(Manager *m, const char *arg, char **ret_key, char **ret_cgroup,
+                                   sd_bus_error *error) {
+        int r = manager_resolve_target_argument(m, arg, ret_key, ret_cgroup);
+        if (r == -ESRCH)
+                return sd_bus_error_setf(error, POLICYD_ERROR_NO_SUCH_TARGET, "No process %s.", arg);
+        if (r < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "'%s' is not a unit name, a cgroup path or a PID.", arg);
+        return 0;
+}
+
 /* The kernel, for explain: through the same careful walk as the writes. */
 static char *explain_read(const char *cgroup, Backend backend, const char *target, void *userdata) {
         const Manager *m = userdata;
@@ -164,12 +177,9 @@ static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *err
         r = sd_bus_message_read(msg, "s", &arg);
         if (r < 0)
                 return r;
-        r = manager_resolve_target_argument(m, arg, &key, &cgroup);
-        if (r == -ESRCH)
-                return sd_bus_error_setf(error, POLICYD_ERROR_NO_SUCH_TARGET, "No process %s.", arg);
+        r = resolve_target_argument(m, arg, &key, &cgroup, error);
         if (r < 0)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                         "'%s' is not a unit name, a cgroup path or a PID.", arg);
+                return r;
         Subject *s = manager_find_subject(m, key);
         if (!s || !s->memberships)
                 return sd_bus_error_setf(error, POLICYD_ERROR_NO_SUCH_TARGET,
@@ -238,12 +248,9 @@ static int method_list_processes(sd_bus_message *msg, void *userdata, sd_bus_err
         if (r < 0)
                 return r;
         if (!isempty(arg)) {
-                r = manager_resolve_target_argument(m, arg, &key, &cgroup);
-                if (r == -ESRCH)
-                        return sd_bus_error_setf(error, POLICYD_ERROR_NO_SUCH_TARGET, "No process %s.", arg);
+                r = resolve_target_argument(m, arg, &key, &cgroup, error);
                 if (r < 0)
-                        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                                 "'%s' is not a unit name, a cgroup path or a PID.", arg);
+                        return r;
                 if (arg[strspn(arg, "0123456789")] == '\0')
                         only_pid = (pid_t) g_ascii_strtoll(arg, NULL, 10);
         }

@@ -432,13 +432,6 @@ static void on_call_done(InjectCall *call, const InjectReply *reply, int error, 
         pid = r->pid;
 
         if (error < 0 || streq(reply->outcome, "error")) {
-                if (error == -ENOENT || error == -ECONNREFUSED) {
-                        if (!w->injector_missing_logged)
-                                log_warning("The injector (%s) is not there: KSM= and NUMAPolicy= reach no running "
-                                            "process. Is policyd-inject.socket enabled?",
-                                            w->socket_path);
-                        w->injector_missing_logged = true;
-                }
                 set_outcome(r, PROCESS_FAILED,
                             error < 0 ? g_strdup_printf("the injector did not answer: %s", g_strerror(-error))
                                       : g_strdup_printf("the injector refused the request: %s", strempty(reply->error)));
@@ -499,6 +492,7 @@ static void start_next_calls(ProcessWatch *w) {
                         forget_record(w, r);
                         continue;
                 }
+                /* A socket that is not there (ENOENT) or not listening: said once. */
                 if ((k == -ENOENT || k == -ECONNREFUSED) && !w->injector_missing_logged) {
                         log_warning("The injector (%s) is not there: KSM= and NUMAPolicy= reach no running process. "
                                     "Is policyd-inject.socket enabled?",
