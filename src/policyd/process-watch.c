@@ -27,11 +27,23 @@
  * change of its groups or a reload. */
 static const uint64_t retry_delays_usec[] = { 5 * G_USEC_PER_SEC, 60 * G_USEC_PER_SEC, 600 * G_USEC_PER_SEC };
 
+/* Below a watched subject's cgroup, the cgroups that are no subject's own
+ * (a delegated subtree: a container, a user manager's apps) are watched
+ * too, up to this many a subject. */
+#define BELOW_WATCHES_MAX 512
+
+/* One inotify watch. A subject's main entry is on its cgroup.procs; the
+ * others of the subject ("below") are on the directories of its cgroup
+ * and of the cgroups below it (IN_CREATE: a new cgroup), and on those
+ * cgroups' cgroup.procs. */
 typedef struct WatchedCgroup {
         int wd;
+        bool main;
+        bool directory;
         char *cgroup;
         char *subject;
-        char *groups;   /* the member groups when last applied, to see a change */
+        char *groups;   /* main: the member groups when last applied, to see a change */
+        GArray *below;  /* main: the wds of the subject's other entries */
 } WatchedCgroup;
 
 struct ProcessWatch {
@@ -76,6 +88,8 @@ const char *process_method_to_string(ProcessMethod m) {
 
 static void watched_cgroup_free(void *p) {
         WatchedCgroup *c = p;
+        if (c->below)
+                g_array_unref(c->below);
         g_free(c->cgroup);
         g_free(c->subject);
         g_free(c->groups);
@@ -235,38 +249,21 @@ static int read_process_cgroup(pid_t pid, char **ret) {
         return -ENODATA;
 }
 
-/* The processes of a cgroup and of its children, except children that are
- * other subjects' own cgroups (a slice's units, say): a process belongs to
- * the subject whose cgroup is nearest. */
-static void read_procs_of(ProcessWatch *w, int dir_fd, const char *path, unsigned depth, GArray *pids) {
-        _cleanup_close_ int fd = -1;
+typedef void (*CgroupVisit)(ProcessWatch *w, int dir_fd, const char *cgroup, void *data);
+
+/* Visits the cgroup at DIR_FD and those below it, except the cgroups of
+ * other subjects and what is below them (a slice's units, say): a process
+ * belongs to the subject whose cgroup is nearest. */
+static void walk_own_subtree(ProcessWatch *w, int dir_fd, const char *cgroup, unsigned depth, CgroupVisit visit,
+                             void *data) {
         DIR *d;
         struct dirent *de;
+        int dup_fd;
 
-        fd = openat(dir_fd, "cgroup.procs", O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-        if (fd >= 0) {
-                g_autoptr(GString) text = g_string_new(NULL);
-                char buf[4096];
-                ssize_t n;
-                while ((n = read(fd, buf, sizeof(buf))) > 0)
-                        g_string_append_len(text, buf, n);
-                for (char *p = text->str; *p;) {
-                        char *end;
-                        unsigned long v = strtoul(p, &end, 10);
-                        if (end == p)
-                                break;
-                        if (v > 0 && v <= INT32_MAX) {
-                                pid_t pid = (pid_t) v;
-                                g_array_append_val(pids, pid);
-                        }
-                        p = end;
-                        while (*p == '\n')
-                                p++;
-                }
-        }
+        visit(w, dir_fd, cgroup, data);
         if (depth >= PROCS_DEPTH_MAX)
                 return;
-        int dup_fd = fcntl(dir_fd, F_DUPFD_CLOEXEC, 3);
+        dup_fd = fcntl(dir_fd, F_DUPFD_CLOEXEC, 3);
         if (dup_fd < 0)
                 return;
         d = fdopendir(dup_fd);
@@ -277,14 +274,43 @@ static void read_procs_of(ProcessWatch *w, int dir_fd, const char *path, unsigne
         while ((de = readdir(d))) {
                 if (de->d_type != DT_DIR || de->d_name[0] == '.')
                         continue;
-                g_autofree char *child = g_strdup_printf("%s/%s", streq(path, "/") ? "" : path, de->d_name);
+                g_autofree char *child = g_strdup_printf("%s/%s", streq(cgroup, "/") ? "" : cgroup, de->d_name);
                 if (is_subject_cgroup(w, child))
                         continue;
                 _cleanup_close_ int sub = openat(dir_fd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
                 if (sub >= 0)
-                        read_procs_of(w, sub, child, depth + 1, pids);
+                        walk_own_subtree(w, sub, child, depth + 1, visit, data);
         }
         closedir(d);
+}
+
+static void read_procs(ProcessWatch *w, int dir_fd, const char *cgroup, void *data) {
+        GArray *pids = data;
+        g_autoptr(GString) text = g_string_new(NULL);
+        _cleanup_close_ int fd = -1;
+        char buf[4096];
+        ssize_t n;
+        (void) w;
+        (void) cgroup;
+
+        fd = openat(dir_fd, "cgroup.procs", O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+        if (fd < 0)
+                return;
+        while ((n = read(fd, buf, sizeof(buf))) > 0)
+                g_string_append_len(text, buf, n);
+        for (char *p = text->str; *p;) {
+                char *end;
+                unsigned long v = strtoul(p, &end, 10);
+                if (end == p)
+                        break;
+                if (v > 0 && v <= INT32_MAX) {
+                        pid_t pid = (pid_t) v;
+                        g_array_append_val(pids, pid);
+                }
+                p = end;
+                while (*p == '\n')
+                        p++;
+        }
 }
 
 /* ---- deciding ---- */
@@ -416,8 +442,10 @@ static int on_retry(sd_event_source *source, uint64_t usec, void *userdata) {
                 r->retry_at = 0;
                 if (record_is_stale(r))
                         forget_record(w, r);
-                else
+                else {
+                        r->retrying = true;
                         decide(w, r);
+                }
         }
         arm_retry_timer(w);
         return 0;
@@ -693,6 +721,10 @@ static void decide(ProcessWatch *w, ProcessRecord *r) {
         }
         r->generation = w->generation;
         r->retry_at = 0;
+        /* A move, a change of its groups, a reload: a new series of tries. */
+        if (!r->retrying)
+                r->attempts = 0;
+        r->retrying = false;
         if (w->manager->dry_run) {
                 set_outcome(r, PROCESS_SKIPPED, g_strdup("dry run"));
                 return;
@@ -724,7 +756,7 @@ static void scan_subject(ProcessWatch *w, const char *key) {
                 return;
         wanted = w->active && process_knobs_wanted(w->manager->policies, s->memberships);
         if (cgroup_open_dir(w->manager->cgroup_root, s->cgroup, &dir_fd) >= 0)
-                read_procs_of(w, dir_fd, s->cgroup, 0, pids);
+                walk_own_subtree(w, dir_fd, s->cgroup, 0, read_procs, pids);
 
         for (guint i = 0; i < pids->len; i++) {
                 pid_t pid = g_array_index(pids, pid_t, i);
@@ -836,38 +868,131 @@ static void queue_scan(ProcessWatch *w, const char *key) {
 
 /* ---- watching ---- */
 
-static void unwatch(ProcessWatch *w, WatchedCgroup *c) {
-        (void) inotify_rm_watch(w->inotify_fd, c->wd);
-        g_hash_table_remove(w->watch_by_cgroup, c->cgroup);
-        g_hash_table_remove(w->watch_by_subject, c->subject);
+/* Takes an entry out of the tables; the watch itself stays or goes with
+ * the caller. */
+static void forget_watch(ProcessWatch *w, WatchedCgroup *c) {
+        if (c->main) {
+                if (g_hash_table_lookup(w->watch_by_cgroup, c->cgroup) == c)
+                        g_hash_table_remove(w->watch_by_cgroup, c->cgroup);
+                if (g_hash_table_lookup(w->watch_by_subject, c->subject) == c)
+                        g_hash_table_remove(w->watch_by_subject, c->subject);
+        } else {
+                WatchedCgroup *owner = g_hash_table_lookup(w->watch_by_subject, c->subject);
+                for (guint i = 0; owner && owner->below && i < owner->below->len; i++)
+                        if (g_array_index(owner->below, int, i) == c->wd) {
+                                g_array_remove_index_fast(owner->below, i);
+                                break;
+                        }
+        }
         g_hash_table_remove(w->watch_by_wd, GINT_TO_POINTER(c->wd));
+}
+
+static void unwatch(ProcessWatch *w, WatchedCgroup *c) {
+        g_autoptr(GArray) below = c->below ? g_array_ref(c->below) : NULL;
+
+        for (guint i = 0; below && i < below->len; i++) {
+                int wd = g_array_index(below, int, i);
+                WatchedCgroup *b = g_hash_table_lookup(w->watch_by_wd, GINT_TO_POINTER(wd));
+                if (b && !b->main && streq(b->subject, c->subject)) {
+                        (void) inotify_rm_watch(w->inotify_fd, wd);
+                        g_hash_table_remove(w->watch_by_wd, GINT_TO_POINTER(wd));
+                }
+        }
+        (void) inotify_rm_watch(w->inotify_fd, c->wd);
+        forget_watch(w, c);
+}
+
+/* A watch on DIR_FD's directory, or its cgroup.procs. The kernel gives the
+ * same wd for the same file: an entry there already, of another subject or
+ * kind, is taken over. */
+static WatchedCgroup *add_watch(ProcessWatch *w, int dir_fd, const char *cgroup, const char *subject, bool main,
+                                bool directory) {
+        char path[64];
+        int wd;
+
+        /* Through the fd of the careful walk: no symlink on the way. */
+        snprintf(path, sizeof(path), "/proc/self/fd/%d%s", dir_fd, directory ? "" : "/cgroup.procs");
+        wd = inotify_add_watch(w->inotify_fd, path,
+                               directory ? IN_CREATE | IN_ONLYDIR | IN_DONT_FOLLOW : IN_MODIFY | IN_DONT_FOLLOW);
+        if (wd < 0)
+                return NULL;
+        WatchedCgroup *c = g_hash_table_lookup(w->watch_by_wd, GINT_TO_POINTER(wd));
+        if (c)
+                forget_watch(w, c);
+        c = g_new0(WatchedCgroup, 1);
+        c->wd = wd;
+        c->main = main;
+        c->directory = directory;
+        c->cgroup = g_strdup(cgroup);
+        c->subject = g_strdup(subject);
+        g_hash_table_insert(w->watch_by_wd, GINT_TO_POINTER(wd), c);
+        if (main) {
+                c->below = g_array_new(false, false, sizeof(int));
+                g_hash_table_insert(w->watch_by_subject, c->subject, c);
+                g_hash_table_insert(w->watch_by_cgroup, c->cgroup, c);
+        }
+        return c;
+}
+
+static void add_below(ProcessWatch *w, WatchedCgroup *owner, int dir_fd, const char *cgroup, bool directory) {
+        WatchedCgroup *b;
+
+        if (owner->below->len >= BELOW_WATCHES_MAX) {
+                log_debug("%s: more than %u cgroups below; moves into the others are seen at the next scan.",
+                          owner->subject, BELOW_WATCHES_MAX);
+                return;
+        }
+        b = add_watch(w, dir_fd, cgroup, owner->subject, false, directory);
+        if (b)
+                g_array_append_val(owner->below, b->wd);
+}
+
+/* Each directory, for new cgroups, and each cgroup.procs but the owner's
+ * own, which is its main watch. */
+static void watch_one_below(ProcessWatch *w, int dir_fd, const char *cgroup, void *data) {
+        WatchedCgroup *owner = data;
+
+        add_below(w, owner, dir_fd, cgroup, true);
+        if (!streq(cgroup, owner->cgroup))
+                add_below(w, owner, dir_fd, cgroup, false);
+}
+
+/* A slice's children are units, which are subjects: a slice has nothing of
+ * its own below it to watch, and would wake at every unit start. */
+static bool has_own_subtree(const Subject *s) {
+        return !s->unit || !g_str_has_suffix(s->unit, ".slice");
 }
 
 static int watch(ProcessWatch *w, Subject *s, WatchedCgroup **ret) {
         _cleanup_close_ int dir_fd = -1;
-        char path[64];
-        int k, wd;
+        WatchedCgroup *c;
+        int k;
 
         k = cgroup_open_dir(w->manager->cgroup_root, s->cgroup, &dir_fd);
         if (k < 0)
                 return k;
-        /* Through the fd of the careful walk: no symlink on the way. */
-        snprintf(path, sizeof(path), "/proc/self/fd/%d/cgroup.procs", dir_fd);
-        wd = inotify_add_watch(w->inotify_fd, path, IN_MODIFY | IN_DONT_FOLLOW);
-        if (wd < 0)
+        c = add_watch(w, dir_fd, s->cgroup, subject_key(s), true, false);
+        if (!c)
                 return negative_errno();
-        WatchedCgroup *c = g_hash_table_lookup(w->watch_by_wd, GINT_TO_POINTER(wd));
-        if (c) /* the same cgroup under another subject: the last one wins */
-                unwatch(w, c);
-        c = g_new0(WatchedCgroup, 1);
-        c->wd = wd;
-        c->cgroup = g_strdup(s->cgroup);
-        c->subject = g_strdup(subject_key(s));
-        g_hash_table_insert(w->watch_by_wd, GINT_TO_POINTER(wd), c);
-        g_hash_table_insert(w->watch_by_subject, c->subject, c);
-        g_hash_table_insert(w->watch_by_cgroup, c->cgroup, c);
+        if (has_own_subtree(s))
+                walk_own_subtree(w, dir_fd, s->cgroup, 0, watch_one_below, c);
         *ret = c;
         return 0;
+}
+
+/* A new cgroup below a watched one: watch it and what may already be below
+ * it, then read the subject again, for what moved in before the watch. */
+static void new_cgroup_below(ProcessWatch *w, const WatchedCgroup *parent, const char *name) {
+        g_autofree char *child = g_strdup_printf("%s/%s", streq(parent->cgroup, "/") ? "" : parent->cgroup, name);
+        g_autofree char *subject = g_strdup(parent->subject);
+        WatchedCgroup *owner = g_hash_table_lookup(w->watch_by_subject, subject);
+        _cleanup_close_ int dir_fd = -1;
+
+        if (!owner || is_subject_cgroup(w, child) ||
+            cgroup_open_dir(w->manager->cgroup_root, child, &dir_fd) < 0)
+                return;
+        walk_own_subtree(w, dir_fd, child, 1, watch_one_below, owner);
+        queue_scan(w, subject);
 }
 
 static int on_inotify(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
@@ -888,15 +1013,14 @@ static int on_inotify(sd_event_source *source, int fd, uint32_t revents, void *u
                         log_info("Missed cgroup.procs events (inotify queue overflow): reading every watched cgroup.");
                         GHashTableIter it;
                         gpointer value;
-                        g_hash_table_iter_init(&it, w->watch_by_wd);
+                        g_hash_table_iter_init(&it, w->watch_by_subject);
                         while (g_hash_table_iter_next(&it, NULL, &value))
                                 queue_scan(w, ((WatchedCgroup *) value)->subject);
-                } else if (c && (e->mask & IN_IGNORED)) {
-                        /* The cgroup is gone; the kernel dropped the watch. */
-                        g_hash_table_remove(w->watch_by_cgroup, c->cgroup);
-                        g_hash_table_remove(w->watch_by_subject, c->subject);
-                        g_hash_table_remove(w->watch_by_wd, GINT_TO_POINTER(e->wd));
-                } else if (c)
+                } else if (c && (e->mask & IN_IGNORED))
+                        forget_watch(w, c); /* the cgroup is gone; the kernel dropped the watch */
+                else if (c && c->directory && (e->mask & IN_CREATE) && (e->mask & IN_ISDIR) && e->len > 0)
+                        new_cgroup_below(w, c, e->name);
+                else if (c && !c->directory)
                         queue_scan(w, c->subject);
                 p += sizeof(struct inotify_event) + e->len;
         }
@@ -1111,11 +1235,11 @@ GPtrArray *process_watch_records(ProcessWatch *w, const char *key) {
 char *process_watch_describe(ProcessWatch *w) {
         if (!w->active && g_hash_table_size(w->records) == 0)
                 return g_strdup("off: no group sets KSM= or NUMAPolicy=");
-        return g_strdup_printf("inotify IN_MODIFY on cgroup.procs of %u cgroups (%s); injector %s%s",
-                               g_hash_table_size(w->watch_by_wd),
+        unsigned mains = g_hash_table_size(w->watch_by_subject);
+        return g_strdup_printf("inotify on %u cgroups (%s) and %u watches below them; injector %s%s", mains,
                                w->watching_all ? "all running units: some process holds what policyd set"
                                                : "members whose groups set KSM= or NUMAPolicy=",
-                               w->socket_path, w->injector_missing_logged ? " (not reachable)" : "");
+                               g_hash_table_size(w->watch_by_wd) - mains, w->socket_path, w->injector_missing_logged ? " (not reachable)" : "");
 }
 
 int process_watch_new(Manager *m, ProcessWatch **ret) {

@@ -62,6 +62,7 @@ typedef struct ProcessRecord {
         int pidfd;
         unsigned generation;  /* of the watch, when last decided */
         unsigned attempts;    /* failed calls in a row; retried a few times */
+        bool retrying;        /* decided again by the retry timer */
         uint64_t retry_at;    /* CLOCK_MONOTONIC µs of the next try, 0: none */
         sd_event_source *exit_source; /* on a pidfd, while it holds something */
 } ProcessRecord;
