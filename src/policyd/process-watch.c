@@ -611,7 +611,8 @@ static void on_injected(ProcessWatch *w, ProcessRecord *r, const InjectReply *re
 static void on_migrated(ProcessWatch *w, ProcessRecord *r, const InjectReply *reply) {
         const char *who = r->subject ?: "-", *group = NULL;
         g_autofree char *to = TAKE_PTR(r->migrate_to);
-        g_autofree char *wanted = migration_wanted(w, r, NULL, &group);
+
+        g_free(migration_wanted(w, r, NULL, &group)); /* for the group whose NUMANodes= won */
 
         if (streq(reply->outcome, "vanished")) {
                 forget_record(w, r);
