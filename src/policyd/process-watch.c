@@ -317,12 +317,17 @@ static void set_outcome(ProcessRecord *r, ProcessMethod method, char *detail) {
         r->detail = method == PROCESS_PENDING ? detail : with_migration(r, detail);
 }
 
-/* NUMANodes= where the cgroup has no cpuset: the node list the process's
- * pages go to now, or NULL (DESIGN §6; the kernel moves them elsewhere). */
+/* NUMANodes=: the node list the process's pages go to now, or NULL (DESIGN
+ * §6: cpuset.mems, then migrate_pages for running processes). In a cpuset
+ * too: 6.12 moves pages on attach, and on a change of cpuset.mems, only
+ * from the cpuset's old_mems_allowed, which stays empty until a task is
+ * attached by a write to cgroup.procs (systemd starts units with
+ * CLONE_INTO_CGROUP): a process moved from such a unit keeps its pages
+ * where they were. */
 static char *migration_wanted(ProcessWatch *w, const ProcessRecord *r, const char *moved_to, const char **ret_group) {
         Subject *s = r->subject ? manager_find_subject(w->manager, r->subject) : NULL;
 
-        if (!s || !cgroup_plan_numa_by_migration(s->plan_flags))
+        if (!s)
                 return NULL;
         return process_migration_for(w->manager->policies, s->memberships, moved_to, ret_group);
 }
@@ -625,16 +630,19 @@ static void on_migrated(ProcessWatch *w, ProcessRecord *r, const InjectReply *re
         g_free(r->verified);
         r->attempts = 0; /* the helper answered */
         if (streq(reply->outcome, "applied")) {
+                Subject *s = record_subject(w, r);
+                bool cpuset = s && !cgroup_plan_numa_by_migration(s->plan_flags);
                 set_outcome(r, PROCESS_MIGRATED,
-                            g_strdup_printf("pages moved to node%s %s with migrate_pages (NUMANodes= of '%s'; no "
-                                            "cpuset here, so new allocations are not confined)",
-                                            strpbrk(to, ",-") ? "s" : "", to, strempty(group)));
+                            g_strdup_printf("pages moved to node%s %s with migrate_pages (NUMANodes= of '%s'; %s)",
+                                            strpbrk(to, ",-") ? "s" : "", to, strempty(group),
+                                            cpuset ? "the cpuset keeps new allocations there"
+                                                   : "no cpuset here, so new allocations are not confined"));
                 r->verified = g_strdup_printf("migrate_pages: %ld pages not moved", MAX(reply->not_moved, 0L));
                 r->migration = g_strdup_printf("pages moved to %s with migrate_pages", to);
                 log_context(LOG_NOTICE, 0, who, group, NULL, 0,
-                            "Moved the pages of PID %d to NUMA node(s) %s with migrate_pages (%ld not moved): its "
-                            "cgroup has no cpuset controller",
-                            (int) r->pid, to, MAX(reply->not_moved, 0L));
+                            "Moved the pages of PID %d to NUMA node(s) %s with migrate_pages (%ld not moved)%s",
+                            (int) r->pid, to, MAX(reply->not_moved, 0L),
+                            cpuset ? "" : ": its cgroup has no cpuset controller");
         } else {
                 bool refused = streq(reply->outcome, "refused");
                 set_outcome(r, refused ? PROCESS_SKIPPED : PROCESS_FAILED,
@@ -799,8 +807,6 @@ static void decide(ProcessWatch *w, ProcessRecord *r) {
 static bool subject_wants_migration(ProcessWatch *w, const Subject *s) {
         g_autofree char *nodes = NULL;
 
-        if (!cgroup_plan_numa_by_migration(s->plan_flags))
-                return false;
         nodes = process_migration_for(w->manager->policies, s->memberships, NULL, NULL);
         return nodes != NULL;
 }
@@ -1126,7 +1132,7 @@ void process_watch_policies_changed(ProcessWatch *w) {
 
         if (!w)
                 return;
-        /* NUMANodes= too: a cgroup without cpuset needs migrate_pages. */
+        /* NUMANodes= too: migrate_pages for the processes that enter. */
         w->active = policy_set_has_process_knobs(w->manager->policies) || policy_set_has_numa_nodes(w->manager->policies);
         w->generation++;
         if (!w->startup_done)

@@ -16,8 +16,8 @@
  *                set in it before
  *   applying     the injector helper (inject-client.c), which also reads
  *                what policyd may not: another user's exe and numa_maps,
- *                and moves pages with migrate_pages where NUMANodes= has no
- *                cpuset.mems to go to (no group needs KSM= then)
+ *                and moves the pages of the processes of NUMANodes= groups
+ *                with migrate_pages (no group needs KSM= for that)
  *
  * One ProcessRecord per process policyd looked at, keyed by PID and start
  * time (PID reuse), for explain and status, and for undo. */
@@ -58,9 +58,9 @@ typedef struct ProcessRecord {
         ProcessMethod method;
         char *detail;         /* the groups, or why it was skipped */
         char *verified;       /* "ksm=yes mempolicy=interleave:0-1", read back after the change */
-        /* NUMANodes= of a cgroup without cpuset: the node list policyd last
-         * asked migrate_pages to move its pages to (once per list), and what
-         * came of it, kept in the detail after later steps. Nothing to undo. */
+        /* NUMANodes=: the node list policyd last asked migrate_pages to move
+         * its pages to (once per list and cgroup), and what came of it, kept
+         * in the detail after later steps. Nothing to undo. */
         char *migrated;
         char *migration;
         InjectCall *call;

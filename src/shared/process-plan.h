@@ -55,11 +55,11 @@ bool process_knobs_reach_running(const PolicySet *set, const GPtrArray *membersh
 /* Whether any group of the set does. */
 bool policy_set_has_process_knobs(const PolicySet *set);
 
-/* NUMANodes= of a cgroup where cpuset.mems cannot be set
- * (cgroup_plan_numa_by_migration()): the node list that the pages of each
- * of its processes go to with migrate_pages(2), as cpuset.mems would move
- * them: every process, whatever its executable, and whatever
- * ApplyToRunning= says, as nothing is injected. NULL when no member group
+/* NUMANodes= of a member cgroup: the node list that the pages each of its
+ * processes already placed go to with migrate_pages(2), where cpuset.mems
+ * cannot be set (cgroup_plan_numa_by_migration()) and where the kernel did
+ * not move them on attach: every process, whatever its executable, and
+ * whatever ApplyToRunning= says, as nothing is injected. NULL when no member group
  * sets NUMANodes=, or when moved_to (the list policyd last moved this
  * process's pages to, NULL for none) is that list already: once per
  * process and list, since pages it allocates later are not confined, and
