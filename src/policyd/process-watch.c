@@ -104,9 +104,10 @@ static bool record_holds_something(const ProcessRecord *r) {
         return r->applied.ksm == 1 || (r->applied.mempolicy && !streq(r->applied.mempolicy, "default"));
 }
 
-/* Holds, or is about to: an injection is in flight. */
+/* Holds, or is about to: an injection is in flight (a migration leaves
+ * nothing to undo). */
 static bool record_matters_elsewhere(const ProcessRecord *r) {
-        return record_holds_something(r) || (r->call && !r->call_is_query);
+        return record_holds_something(r) || (r->call && !r->call_is_query && !r->migrate_to);
 }
 
 /* Watching every cgroup costs a wakeup per scope start, so that is done
