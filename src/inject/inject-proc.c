@@ -207,3 +207,14 @@ int fdinfo_pidfd_pid(const char *text, pid_t *ret) {
         }
         return -ENOENT;
 }
+
+int inject_parse_sysfs_nodes(const char *text, unsigned long *mask) {
+        char list[INJECT_POLICY_TEXT_MAX];
+        size_t n = strcspn(text, "\n");
+
+        if (n == 0 || n >= sizeof(list) || text[n + (text[n] == '\n')] != '\0')
+                return -EINVAL;
+        memcpy(list, text, n);
+        list[n] = '\0';
+        return mempolicy_parse_nodes(list, mask);
+}

@@ -69,5 +69,9 @@ const char *inject_refusal_to_string(InjectRefusal r);
  * outside our PID namespace. -ENOENT: no Pid: line, so not a pidfd. */
 int fdinfo_pidfd_pid(const char *text, pid_t *ret);
 
+/* The node list of a sysfs file such as /sys/devices/system/node/possible
+ * ("0-1\n"), one line, into a mask of MEMPOLICY_NODEMASK_WORDS words. */
+int inject_parse_sysfs_nodes(const char *text, unsigned long *mask);
+
 /* x86_64 restart rule, for reporting: is this RAX an in-syscall restart code? */
 bool syscall_return_is_restart(long rax);

@@ -180,6 +180,15 @@ static int serve_request(int fd, const struct ucred *peer, const char *data, siz
                         return reply_error(fd, w.pid, peer, "cannot read /proc/%d: %s", (int) w.pid, strerror(-r));
                 return reply(fd, w.pid, NULL, &q, NULL, peer);
         }
+        if (w.migrate) {
+                /* Nothing is stopped: no refusal but the kernel's own. */
+                r = inject_migrate_pages(pidfd, w.pid, w.migrate_nodes, &rep);
+                if (r == -EINVAL)
+                        return reply_error(fd, w.pid, peer, "PID %d is a thread, not a process", (int) w.pid);
+                if (r < 0)
+                        return reply_error(fd, w.pid, peer, "%s", strerror(-r));
+                return reply(fd, w.pid, &rep, NULL, NULL, peer);
+        }
         if (peer && w.pid == peer->pid) {
                 /* policyd itself: it waits for this reply. */
                 rep = (InjectReport) { .outcome = INJECT_REFUSED, .refusal = INJECT_REFUSAL_SELF, .ksm_result = 1 };

@@ -144,6 +144,7 @@ enum {
         SEEN_MEMPOLICY = 1 << 2,
         SEEN_TIMEOUT = 1 << 3,
         SEEN_QUERY = 1 << 4,
+        SEEN_MIGRATE = 1 << 5,
 };
 
 int inject_wire_parse_request(const char *data, size_t size, InjectWireRequest *ret) {
@@ -181,6 +182,8 @@ int inject_wire_parse_request(const char *data, size_t size, InjectWireRequest *
                         bit = SEEN_TIMEOUT;
                 else if (strcmp(key, "query") == 0)
                         bit = SEEN_QUERY;
+                else if (strcmp(key, "migrate") == 0)
+                        bit = SEEN_MIGRATE;
                 else
                         return request_error(ret, "unknown key '%s'", key);
                 if (seen & bit)
@@ -219,6 +222,11 @@ int inject_wire_parse_request(const char *data, size_t size, InjectWireRequest *
                                 return request_error(ret, "query= takes 1 or 0, not '%.40s'", value);
                         ret->query = value[0] == '1';
                         break;
+                case SEEN_MIGRATE:
+                        if (mempolicy_parse_nodes(value, ret->migrate_nodes) < 0)
+                                return request_error(ret, "migrate= takes a node list, not '%.40s'", value);
+                        ret->migrate = true;
+                        break;
                 }
         }
         if (r == -ENOBUFS)
@@ -227,9 +235,12 @@ int inject_wire_parse_request(const char *data, size_t size, InjectWireRequest *
                 return request_error(ret, "malformed key=value at byte %zu", (size_t) (p - data));
         if (!(seen & SEEN_PID))
                 return request_error(ret, "no pid=");
+        /* A migration stops nothing and takes no time box: it goes alone. */
+        if (ret->migrate && (seen & ~(unsigned) (SEEN_PID | SEEN_MIGRATE)))
+                return request_error(ret, "migrate= takes no ksm=, mempolicy=, timeout_ms= or query=");
         if (ret->query && (ret->req.ksm >= 0 || ret->req.set_mempolicy))
                 return request_error(ret, "query=1 takes no ksm= or mempolicy=");
-        if (!ret->query && ret->req.ksm < 0 && !ret->req.set_mempolicy)
+        if (!ret->query && !ret->migrate && ret->req.ksm < 0 && !ret->req.set_mempolicy)
                 return request_error(ret, "nothing to do: ksm=- and mempolicy=-");
         return 0;
 }
@@ -301,6 +312,13 @@ int inject_wire_format_request(const InjectWireRequest *w, char *buf, size_t siz
 
         if (w->pid <= 0 || req->ksm < -1 || req->ksm > 1)
                 return -EINVAL;
+        if (w->migrate) {
+                if (w->query || req->ksm >= 0 || req->set_mempolicy ||
+                    mempolicy_format_nodes(w->migrate_nodes, spec, sizeof(spec)) < 0 || !spec[0])
+                        return -EINVAL;
+                line_printf(&l, "pid=%d migrate=%s", (int) w->pid, spec);
+                return line_finish(&l);
+        }
         if (w->query) {
                 if (req->ksm >= 0 || req->set_mempolicy)
                         return -EINVAL;
@@ -321,7 +339,10 @@ static void describe_failure(const InjectReport *rep, char *buf, size_t size) {
         const char *what = "";
         int e = -rep->error;
 
-        if (rep->ksm_result < 0) {
+        if (rep->migrate && rep->migrate_result < 0) {
+                what = "migrate_pages: ";
+                e = (int) -rep->migrate_result;
+        } else if (rep->ksm_result < 0) {
                 what = "prctl(PR_SET_MEMORY_MERGE): ";
                 e = (int) -rep->ksm_result;
         } else if (rep->mempolicy_error < 0) {
@@ -369,6 +390,10 @@ int inject_wire_format_reply(pid_t pid, const InjectReport *rep, const InjectQue
                     rep ? rep->retries : 0, insn, !q || q->ksm < 0 ? "-" : q->ksm ? "yes" : "no");
         line_value(&l, "verified_mempolicy", q && q->mempolicy[0] ? q->mempolicy : "-");
         line_printf(&l, " stuck=%d", rep && rep->stuck ? 1 : 0);
+        if (rep && rep->migrate && rep->outcome == INJECT_APPLIED)
+                line_printf(&l, " not_moved=%ld", rep->migrate_result);
+        else
+                line_printf(&l, " not_moved=-");
         return line_finish(&l);
 }
 

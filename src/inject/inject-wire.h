@@ -17,12 +17,20 @@
  *   or:      pid=1234 query=1
  *            what the process has, read from /proc (reading another
  *            user's needs CAP_SYS_PTRACE too): nothing is injected.
+ *   or:      pid=1234 migrate=LIST
+ *            migrate_pages(2) of the process's pages from every other node
+ *            to LIST ("1", "0-1,3"), with nothing stopped and nothing
+ *            injected: NUMANodes= of a cgroup without cpuset. No other key.
  *   reply:   pid=1234|- outcome=applied|failed|refused|vanished|queried|error
  *            reason="..." error="..." exe="..." threads=N in_syscall=N
  *            signals_passed=N retries=N insn=vdso|in-place|-
  *            verified_ksm=yes|no|- verified_mempolicy=POLICY|mixed|- stuck=0|1
+ *            not_moved=N|-
  *            POLICY is numa_maps' spelling ("prefer:1", and quoted when it
- *            has a space: "prefer (many):0-1"); exe is "-" but for a query.
+ *            has a space: "prefer (many):0-1"); exe is "-" but for a query;
+ *            not_moved is what migrate_pages returned, the pages it could
+ *            not move (shared ones, without CAP_SYS_NICE), "-" but for a
+ *            migration that ran.
  *            every key, in this order, for every outcome. */
 
 #include <stdbool.h>
@@ -39,6 +47,8 @@
 typedef struct InjectWireRequest {
         pid_t pid;               /* 0 until a valid pid= is read */
         bool query;              /* query=1: read what the process has, inject nothing */
+        bool migrate;            /* migrate=LIST: move its pages to migrate_nodes, inject nothing */
+        unsigned long migrate_nodes[MEMPOLICY_NODEMASK_WORDS];
         InjectRequest req;
         char error[160];         /* why the line is refused; "" when it is valid */
 } InjectWireRequest;

@@ -54,6 +54,8 @@ typedef struct InjectReport {
         unsigned list_rounds;      /* /proc/PID/task listings until stable */
         bool insn_in_place;        /* no vDSO: the `syscall` before a thread's RIP was used */
         bool stuck;                /* a thread is still attached: let the tracing thread exit */
+        bool migrate;              /* of inject_migrate_pages(), which stops nothing */
+        long migrate_result;       /* migrate_pages' return: pages it could not move, or -errno */
 } InjectReport;
 
 /* Returns 0 and fills *ret whatever the outcome, or a negative errno for a
@@ -64,6 +66,18 @@ int inject_process(pid_t pid, const InjectRequest *req, InjectReport *ret);
 int inject_process_pidfd(int pidfd, pid_t pid, const InjectRequest *req, InjectReport *ret);
 
 const char *inject_outcome_to_string(InjectOutcome o);
+
+/* migrate_pages(2) of the process's pages from every possible node to nodes
+ * (MEMPOLICY_NODEMASK_WORDS words): what cpuset.mems would have done, where a
+ * cgroup has no cpuset controller. No ptrace, no stop. The pidfd guards the
+ * PID: the outcome is "vanished" unless the process was still there after
+ * the call, so that no reused PID had its pages moved unseen. Another
+ * user's process needs CAP_SYS_PTRACE (the kernel's ptrace_may_access
+ * check), and CAP_SYS_NICE moves the pages it shares too (MPOL_MF_MOVE_ALL);
+ * without it those stay, and count in migrate_result. Refused for kernel
+ * threads and exiting processes. Returns 0 and fills *ret, or -EINVAL for
+ * a bad request or a PID that is a thread. */
+int inject_migrate_pages(int pidfd, pid_t pid, const unsigned long *nodes, InjectReport *ret);
 
 typedef struct InjectQuery {
         char exe[4096];      /* "" for none (a kernel thread) */

@@ -8,10 +8,10 @@
  * one request from policyd on the socket that is standard input, one reply
  * (inject-wire.h, policyd(8)). The other form is for a person: it prints the
  * same reply line. The injected syscalls run with the target's own
- * credentials and cpuset, so they need no capability; CAP_SYS_NICE would be
- * for migrate_pages of another user's process (issue 9, cgroup-level NUMA),
- * which could live in the same helper. When this process exits, the kernel
- * detaches anything still attached.
+ * credentials and cpuset, so they need no capability. --serve also takes
+ * migrate= requests (NUMANodes= where a cgroup has no cpuset): migrate_pages
+ * from here, for which CAP_SYS_NICE moves shared pages too. When this
+ * process exits, the kernel detaches anything still attached.
  * Exit status: 0 applied (--serve: a reply was sent), 1 failed, 2 refused,
  * 3 vanished, 4 usage. */
 #include <errno.h>

@@ -822,7 +822,7 @@ static void print_processes_text(const GPtrArray *processes) {
                               p[PROCESS_EXE]);
         }
         table_layout(t, cuts, ELEMENTSOF(cuts));
-        printf("\nProcesses (KSM= and NUMAPolicy= in running processes):\n");
+        printf("\nProcesses (KSM=, NUMAPolicy= and migrate_pages for NUMANodes= in running processes):\n");
         table_print(t);
 }
 

@@ -507,7 +507,8 @@ void subject_apply(Subject *s) {
                 bus_api_emit_membership_changed(m, s, r);
         }
 
-        k = cgroup_plan_build(r, m->facts, s->unit ? PLAN_SYSTEMD_MANAGED : 0, &plan);
+        s->plan_flags = gather_plan_flags(s);
+        k = cgroup_plan_build(r, m->facts, s->plan_flags, &plan);
         if (k < 0) {
                 log_context(LOG_WARNING, k, who, NULL, NULL, 0, "Failed to plan changes: %m");
                 return;

@@ -192,7 +192,7 @@ static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *err
         if (r < 0)
                 return sd_bus_error_set_errnof(error, r, "Failed to resolve the groups of %s: %m", arg);
 
-        r = cgroup_plan_build(res, m->facts, s->unit ? PLAN_SYSTEMD_MANAGED : 0, &plan);
+        r = cgroup_plan_build(res, m->facts, gather_plan_flags(s), &plan);
         if (r < 0)
                 return r;
 

@@ -141,6 +141,19 @@ void gather_candidate(Subject *s, CandidateData *d) {
         }
 }
 
+PlanFlags gather_plan_flags(Subject *s) {
+        g_autofree char *controllers = NULL;
+
+        if (s->unit)
+                return PLAN_SYSTEMD_MANAGED; /* systemd enables cpuset for AllowedMemoryNodes= */
+        if (isempty(s->cgroup) ||
+            cgroup_read_value(s->manager->cgroup_root, s->cgroup, BACKEND_CGROUP_FILE, "cgroup.controllers",
+                              &controllers) < 0)
+                return 0;
+        g_auto(GStrv) names = g_strsplit_set(controllers, " \n", -1);
+        return g_strv_contains((const char *const *) names, "cpuset") ? 0 : PLAN_NO_CPUSET;
+}
+
 int subject_resolve(Subject *s, Resolution **ret) {
         CandidateData d = {};
         int r;

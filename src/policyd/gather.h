@@ -20,5 +20,10 @@ typedef struct CandidateData {
 void gather_candidate(Subject *s, CandidateData *d);
 void candidate_data_clear(CandidateData *d);
 
+/* How cgroup_plan_build() must treat the subject's cgroup: systemd's unit,
+ * and whether it lacks the cpuset controller (read from its
+ * cgroup.controllers; unreadable counts as having it). */
+PlanFlags gather_plan_flags(Subject *s);
+
 /* Gathers, then resolves: the subject's groups and desired state now. */
 int subject_resolve(Subject *s, Resolution **ret);

@@ -34,7 +34,7 @@ void inject_reply_clear(InjectReply *r) {
 
 /* The helper's tokenizer (inject-wire.c), so that both ends read one grammar. */
 int inject_reply_parse(const char *line, InjectReply *ret) {
-        InjectReply r = {};
+        InjectReply r = { .not_moved = -1 };
         const char *p = line, *end = line + strlen(line);
         char key[32], value[INJECT_WIRE_LINE_MAX];
         int k;
@@ -56,6 +56,8 @@ int inject_reply_parse(const char *line, InjectReply *ret) {
                         r.threads = (unsigned) g_ascii_strtoull(value, NULL, 10);
                 else if (streq(key, "stuck"))
                         r.stuck = streq(value, "1");
+                else if (streq(key, "not_moved") && g_ascii_isdigit(value[0]))
+                        r.not_moved = (long) g_ascii_strtoll(value, NULL, 10);
         }
         if (k < 0 || !r.outcome) {
                 inject_reply_clear(&r);
@@ -126,10 +128,10 @@ static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-int inject_call_start(sd_event *event, const char *socket_path, int pidfd, pid_t pid, bool query, int ksm,
-                      const char *mempolicy, unsigned timeout_ms, InjectCallback callback, void *userdata,
-                      InjectCall **ret) {
-        g_autoptr(GString) line = g_string_new(NULL);
+/* One request line, with the pidfd, and a timer for the helper's own time
+ * box plus its start. */
+static int call_start(sd_event *event, const char *socket_path, int pidfd, const GString *line, unsigned timeout_ms,
+                      InjectCallback callback, void *userdata, InjectCall **ret) {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
         union {
                 struct cmsghdr header;
@@ -141,14 +143,6 @@ int inject_call_start(sd_event *event, const char *socket_path, int pidfd, pid_t
         if (strlen(socket_path) >= sizeof(sa.sun_path))
                 return -EINVAL;
         strcpy(sa.sun_path, socket_path);
-
-        g_string_printf(line, "pid=%d", (int) pid);
-        if (query)
-                g_string_append(line, " query=1");
-        else
-                g_string_append_printf(line, " ksm=%s mempolicy=%s timeout_ms=%u", ksm < 0 ? "-" : ksm ? "1" : "0",
-                                       mempolicy ?: "-", timeout_ms);
-        g_string_append_c(line, '\n');
 
         c = g_new0(InjectCall, 1);
         c->callback = callback;
@@ -200,4 +194,30 @@ int inject_call_start(sd_event *event, const char *socket_path, int pidfd, pid_t
 fail:
         inject_call_free(c);
         return r;
+}
+
+int inject_call_start(sd_event *event, const char *socket_path, int pidfd, pid_t pid, bool query, int ksm,
+                      const char *mempolicy, unsigned timeout_ms, InjectCallback callback, void *userdata,
+                      InjectCall **ret) {
+        g_autoptr(GString) line = g_string_new(NULL);
+
+        g_string_printf(line, "pid=%d", (int) pid);
+        if (query)
+                g_string_append(line, " query=1");
+        else
+                g_string_append_printf(line, " ksm=%s mempolicy=%s timeout_ms=%u", ksm < 0 ? "-" : ksm ? "1" : "0",
+                                       mempolicy ?: "-", timeout_ms);
+        g_string_append_c(line, '\n');
+        return call_start(event, socket_path, pidfd, line, timeout_ms, callback, userdata, ret);
+}
+
+int inject_call_start_migrate(sd_event *event, const char *socket_path, int pidfd, pid_t pid, const char *nodes,
+                              InjectCallback callback, void *userdata, InjectCall **ret) {
+        g_autoptr(GString) line = g_string_new(NULL);
+
+        if (isempty(nodes))
+                return -EINVAL;
+        g_string_printf(line, "pid=%d migrate=%s\n", (int) pid, nodes);
+        /* migrate_pages has no time box of its own: a large process takes a while. */
+        return call_start(event, socket_path, pidfd, line, 0, callback, userdata, ret);
 }

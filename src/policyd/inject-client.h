@@ -23,6 +23,7 @@ typedef struct InjectReply {
         char *mempolicy;           /* numa_maps spelling, "mixed", or - */
         unsigned threads;
         bool stuck;
+        long not_moved;            /* of a migration that ran: pages left where they were; else -1 */
 } InjectReply;
 
 void inject_reply_clear(InjectReply *r);
@@ -41,5 +42,9 @@ typedef void (*InjectCallback)(InjectCall *call, const InjectReply *reply, int e
 int inject_call_start(sd_event *event, const char *socket_path, int pidfd, pid_t pid, bool query, int ksm,
                       const char *mempolicy, unsigned timeout_ms, InjectCallback callback, void *userdata,
                       InjectCall **ret);
+/* Sends "pid=PID migrate=NODES": migrate_pages of the process's pages to
+ * the node list nodes, nothing stopped. Takes no ownership of pidfd. */
+int inject_call_start_migrate(sd_event *event, const char *socket_path, int pidfd, pid_t pid, const char *nodes,
+                              InjectCallback callback, void *userdata, InjectCall **ret);
 /* Cancels a call in flight (no callback). */
 InjectCall *inject_call_free(InjectCall *c);

@@ -80,6 +80,7 @@ static const char *const method_names[_PROCESS_METHOD_MAX] = {
         [PROCESS_UNDONE] = "undone",
         [PROCESS_SKIPPED] = "skipped",
         [PROCESS_FAILED] = "failed",
+        [PROCESS_MIGRATED] = "migrated",
 };
 
 const char *process_method_to_string(ProcessMethod m) {
@@ -107,6 +108,9 @@ static void record_free(void *p) {
         process_step_clear(&r->step);
         g_free(r->detail);
         g_free(r->verified);
+        g_free(r->migrated);
+        g_free(r->migration);
+        g_free(r->migrate_to);
         g_free(r);
 }
 
@@ -114,9 +118,10 @@ static bool record_holds_something(const ProcessRecord *r) {
         return r->applied.ksm == 1 || (r->applied.mempolicy && !streq(r->applied.mempolicy, "default"));
 }
 
-/* Holds, or is about to: an injection is in flight. */
+/* Holds, or is about to: an injection is in flight (a migration leaves
+ * nothing to undo). */
 static bool record_matters_elsewhere(const ProcessRecord *r) {
-        return record_holds_something(r) || (r->call && !r->call_is_query);
+        return record_holds_something(r) || (r->call && !r->call_is_query && !r->migrate_to);
 }
 
 /* Watching every cgroup costs a wakeup per scope start, so that is done
@@ -324,10 +329,34 @@ static Subject *record_subject(ProcessWatch *w, const ProcessRecord *r) {
         return r->subject ? manager_find_subject(w->manager, r->subject) : NULL;
 }
 
+/* A migration earlier stays told: it has nothing to undo, only to show. */
+static char *with_migration(const ProcessRecord *r, char *detail) {
+        if (!r->migration || !detail)
+                return detail;
+        char *both = g_strdup_printf("%s; %s", detail, r->migration);
+        g_free(detail);
+        return both;
+}
+
 static void set_outcome(ProcessRecord *r, ProcessMethod method, char *detail) {
         r->method = method;
         g_free(r->detail);
-        r->detail = detail;
+        r->detail = method == PROCESS_PENDING ? detail : with_migration(r, detail);
+}
+
+/* NUMANodes=: the node list the process's pages go to now, or NULL (DESIGN
+ * §6: cpuset.mems, then migrate_pages for running processes). In a cpuset
+ * too: 6.12 moves pages on attach, and on a change of cpuset.mems, only
+ * from the cpuset's old_mems_allowed, which stays empty until a task is
+ * attached by a write to cgroup.procs (systemd starts units with
+ * CLONE_INTO_CGROUP): a process moved from such a unit keeps its pages
+ * where they were. */
+static char *migration_wanted(ProcessWatch *w, const ProcessRecord *r, const char *moved_to, const char **ret_group) {
+        Subject *s = r->subject ? manager_find_subject(w->manager, r->subject) : NULL;
+
+        if (!s)
+                return NULL;
+        return process_migration_for(w->manager->policies, s->memberships, moved_to, ret_group);
 }
 
 static void forget_record(ProcessWatch *w, ProcessRecord *r) {
@@ -582,6 +611,7 @@ static void on_injected(ProcessWatch *w, ProcessRecord *r, const InjectReply *re
                                             r->step.ksm == 1 ? "on" : r->step.ksm == 0 ? "off" : "",
                                             r->step.ksm >= 0 && r->step.mempolicy ? ", " : "",
                                             r->step.mempolicy ? "mempolicy " : "", strempty(r->step.mempolicy));
+                r->detail = with_migration(r, r->detail);
                 r->method = undo ? PROCESS_UNDONE : PROCESS_INJECTED;
                 r->attempts = 0;
                 log_context(LOG_NOTICE, 0, who, NULL, NULL, 0,
@@ -612,6 +642,47 @@ static void on_injected(ProcessWatch *w, ProcessRecord *r, const InjectReply *re
                 track_exit(w, r);
 }
 
+static void on_migrated(ProcessWatch *w, ProcessRecord *r, const InjectReply *reply) {
+        const char *who = r->subject ?: "-", *group = NULL;
+        g_autofree char *to = TAKE_PTR(r->migrate_to);
+
+        g_free(migration_wanted(w, r, NULL, &group)); /* for the group whose NUMANodes= won */
+
+        if (streq(reply->outcome, "vanished")) {
+                forget_record(w, r);
+                return;
+        }
+        /* Once per list, whatever came of it: a retry would meet the same. */
+        g_free(r->migrated);
+        r->migrated = g_strdup(to);
+        g_clear_pointer(&r->migration, g_free);
+        g_free(r->verified);
+        r->attempts = 0; /* the helper answered */
+        if (streq(reply->outcome, "applied")) {
+                Subject *s = record_subject(w, r);
+                bool cpuset = s && !cgroup_plan_numa_by_migration(s->plan_flags);
+                set_outcome(r, PROCESS_MIGRATED,
+                            g_strdup_printf("pages moved to node%s %s with migrate_pages (NUMANodes= of '%s'; %s)",
+                                            strpbrk(to, ",-") ? "s" : "", to, strempty(group),
+                                            cpuset ? "the cpuset keeps new allocations there"
+                                                   : "no cpuset here, so new allocations are not confined"));
+                r->verified = g_strdup_printf("migrate_pages: %ld pages not moved", MAX(reply->not_moved, 0L));
+                r->migration = g_strdup_printf("pages moved to %s with migrate_pages", to);
+                log_context(LOG_NOTICE, 0, who, group, NULL, 0,
+                            "Moved the pages of PID %d to NUMA node(s) %s with migrate_pages (%ld not moved)%s",
+                            (int) r->pid, to, MAX(reply->not_moved, 0L),
+                            cpuset ? "" : ": its cgroup has no cpuset controller");
+        } else {
+                bool refused = streq(reply->outcome, "refused");
+                set_outcome(r, refused ? PROCESS_SKIPPED : PROCESS_FAILED,
+                            g_strdup_printf("migrate_pages to %s %s: %s", to, refused ? "refused" : "failed",
+                                            reply->reason ?: reply->error ?: reply->outcome));
+                r->verified = NULL;
+                log_context(refused ? LOG_INFO : LOG_WARNING, 0, who, group, NULL, 0, "PID %d: %s", (int) r->pid,
+                            r->detail);
+        }
+}
+
 static void on_call_done(InjectCall *call, const InjectReply *reply, int error, void *userdata) {
         ProcessWatch *w = userdata;
         ProcessRecord *r = NULL;
@@ -638,11 +709,18 @@ static void on_call_done(InjectCall *call, const InjectReply *reply, int error, 
 
         if (error < 0 || streq(reply->outcome, "error")) {
                 process_step_clear(&r->step);
+                g_clear_pointer(&r->migrate_to, g_free);
                 record_failed(w, r,
                               error < 0 ? g_strdup_printf("the injector did not answer: %s", g_strerror(-error))
                                         : g_strdup_printf("the injector refused the request: %s", strempty(reply->error)));
                 save_records(w);
                 watch_mode_changed(w);
+        } else if (r->migrate_to) {
+                on_migrated(w, r, reply);
+                /* Then KSM= and NUMAPolicy=, if a group sets them. */
+                r = g_hash_table_lookup(w->records, GINT_TO_POINTER(pid));
+                if (r)
+                        r->again = true;
         } else if (r->call_is_query) {
                 if (streq(reply->outcome, "vanished"))
                         forget_record(w, r);
@@ -671,13 +749,17 @@ static int start_call(ProcessWatch *w, ProcessRecord *r) {
         /* The pidfd is of the process we looked at, not a later one with its PID. */
         if (read_start_time(r->pid, &t) < 0 || t != r->start_time)
                 return -ESRCH;
-        k = inject_call_start(w->manager->event, w->socket_path, r->pidfd, r->pid, r->call_is_query, r->step.ksm,
-                              r->step.mempolicy, INJECT_TIMEOUT_MS, on_call_done, w, &r->call);
+        if (r->migrate_to)
+                k = inject_call_start_migrate(w->manager->event, w->socket_path, r->pidfd, r->pid, r->migrate_to,
+                                              on_call_done, w, &r->call);
+        else
+                k = inject_call_start(w->manager->event, w->socket_path, r->pidfd, r->pid, r->call_is_query,
+                                      r->step.ksm, r->step.mempolicy, INJECT_TIMEOUT_MS, on_call_done, w, &r->call);
         if (k < 0)
                 return k;
         w->calls_in_flight++;
         manager_call_started(w->manager);
-        if (!r->call_is_query) {
+        if (!r->call_is_query && !r->migrate_to) {
                 save_records(w); /* ahead of the change */
                 watch_mode_changed(w);
         }
@@ -708,6 +790,7 @@ static void start_next_calls(ProcessWatch *w) {
                         w->injector_missing_logged = true;
                 }
                 process_step_clear(&r->step);
+                g_clear_pointer(&r->migrate_to, g_free);
                 record_failed(w, r, g_strdup_printf("the injector could not be reached: %s", g_strerror(-k)));
         }
 }
@@ -729,9 +812,20 @@ static void decide(ProcessWatch *w, ProcessRecord *r) {
                 set_outcome(r, PROCESS_SKIPPED, g_strdup("dry run"));
                 return;
         }
+        /* The pages first: that needs no query. */
+        g_free(r->migrate_to);
+        r->migrate_to = migration_wanted(w, r, r->migrated, NULL);
+        if (r->migrate_to) {
+                process_step_clear(&r->step);
+                r->call_is_query = false;
+                queue_call(w, r);
+                return;
+        }
         /* Nothing to set and nothing to take back: no helper to start. */
         if (!record_holds_something(r) &&
             !process_knobs_reach_running(w->manager->policies, record_memberships(w, r))) {
+                if (r->migrated && !process_knobs_wanted(w->manager->policies, record_memberships(w, r)))
+                        return; /* NUMANodes= alone: the migration's outcome stands */
                 set_outcome(r, PROCESS_SKIPPED, g_strdup("ApplyToRunning=no in the groups that set KSM= or "
                                                          "NUMAPolicy=: only at the next start"));
                 return;
@@ -742,6 +836,18 @@ static void decide(ProcessWatch *w, ProcessRecord *r) {
 }
 
 /* ---- scanning ---- */
+
+static bool subject_wants_migration(ProcessWatch *w, const Subject *s) {
+        g_autofree char *nodes = NULL;
+
+        nodes = process_migration_for(w->manager->policies, s->memberships, NULL, NULL);
+        return nodes != NULL;
+}
+
+/* Its processes matter: a group sets KSM=, NUMAPolicy= or NUMANodes=. */
+static bool subject_wanted(ProcessWatch *w, const Subject *s) {
+        return w->active && (process_knobs_wanted(w->manager->policies, s->memberships) || subject_wants_migration(w, s));
+}
 
 static void scan_subject(ProcessWatch *w, const char *key) {
         Subject *s = manager_find_subject(w->manager, key);
@@ -754,7 +860,7 @@ static void scan_subject(ProcessWatch *w, const char *key) {
 
         if (!s || isempty(s->cgroup))
                 return;
-        wanted = w->active && process_knobs_wanted(w->manager->policies, s->memberships);
+        wanted = subject_wanted(w, s);
         if (cgroup_open_dir(w->manager->cgroup_root, s->cgroup, &dir_fd) >= 0)
                 walk_own_subtree(w, dir_fd, s->cgroup, 0, read_procs, pids);
 
@@ -788,6 +894,8 @@ static void scan_subject(ProcessWatch *w, const char *key) {
                         g_free(r->subject);
                         r->subject = g_strdup(key);
                         r->generation = w->generation - 1;
+                        /* Pages it placed elsewhere meanwhile move again. */
+                        g_clear_pointer(&r->migrated, g_free);
                 }
                 if (r->generation != w->generation)
                         decide(w, r);
@@ -814,8 +922,7 @@ static void scan_subject(ProcessWatch *w, const char *key) {
                 const char *there = subject_of_cgroup(w, cgroup);
                 Subject *ts = there ? manager_find_subject(w->manager, there) : NULL;
                 g_clear_pointer(&r->subject, g_free);
-                if (ts && (record_holds_something(r) ||
-                           (w->active && process_knobs_wanted(w->manager->policies, ts->memberships)))) {
+                if (ts && (record_holds_something(r) || subject_wanted(w, ts))) {
                         g_hash_table_add(w->scans, g_strdup(there));
                         (void) sd_event_source_set_enabled(w->scan_defer, SD_EVENT_ONESHOT);
                 } else if (record_holds_something(r))
@@ -1045,7 +1152,7 @@ void process_watch_subject_applied(ProcessWatch *w, Subject *s) {
                 unwatch(w, c);
                 c = NULL;
         }
-        wanted = w->active && process_knobs_wanted(w->manager->policies, s->memberships);
+        wanted = subject_wanted(w, s);
         if (isempty(s->cgroup) || (!wanted && !w->watching_all)) {
                 if (c)
                         unwatch(w, c);
@@ -1150,7 +1257,8 @@ void process_watch_policies_changed(ProcessWatch *w) {
 
         if (!w)
                 return;
-        w->active = policy_set_has_process_knobs(w->manager->policies);
+        /* NUMANodes= too: migrate_pages for the processes that enter. */
+        w->active = policy_set_has_process_knobs(w->manager->policies) || policy_set_has_numa_nodes(w->manager->policies);
         w->generation++;
         if (!w->startup_done)
                 return; /* the units are not known yet */
@@ -1234,12 +1342,13 @@ GPtrArray *process_watch_records(ProcessWatch *w, const char *key) {
 
 char *process_watch_describe(ProcessWatch *w) {
         if (!w->active && g_hash_table_size(w->records) == 0)
-                return g_strdup("off: no group sets KSM= or NUMAPolicy=");
+                return g_strdup("off: no group sets KSM=, NUMAPolicy= or NUMANodes=");
         unsigned mains = g_hash_table_size(w->watch_by_subject);
         return g_strdup_printf("inotify on %u cgroups (%s) and %u watches below them; injector %s%s", mains,
                                w->watching_all ? "all running units: some process holds what policyd set"
-                                               : "members whose groups set KSM= or NUMAPolicy=",
-                               g_hash_table_size(w->watch_by_wd) - mains, w->socket_path, w->injector_missing_logged ? " (not reachable)" : "");
+                                               : "members whose groups set KSM=, NUMAPolicy= or NUMANodes=",
+                               g_hash_table_size(w->watch_by_wd) - mains, w->socket_path,
+                               w->injector_missing_logged ? " (not reachable)" : "");
 }
 
 int process_watch_new(Manager *m, ProcessWatch **ret) {

@@ -15,7 +15,9 @@
  *                the executable, what the process has and what policyd
  *                set in it before
  *   applying     the injector helper (inject-client.c), which also reads
- *                what policyd may not: another user's exe and numa_maps
+ *                what policyd may not: another user's exe and numa_maps,
+ *                and moves the pages of the processes of NUMANodes= groups
+ *                with migrate_pages (no group needs KSM= for that)
  *
  * One ProcessRecord per process policyd looked at, keyed by PID and start
  * time (PID reuse), for explain and status, and for undo. */
@@ -42,6 +44,7 @@ typedef enum ProcessMethod {
         PROCESS_UNDONE,
         PROCESS_SKIPPED,      /* see detail */
         PROCESS_FAILED,
+        PROCESS_MIGRATED,     /* its pages moved with migrate_pages: NUMANodes= without cpuset */
         _PROCESS_METHOD_MAX,
 } ProcessMethod;
 
@@ -55,8 +58,14 @@ typedef struct ProcessRecord {
         ProcessMethod method;
         char *detail;         /* the groups, or why it was skipped */
         char *verified;       /* "ksm=yes mempolicy=interleave:0-1", read back after the change */
+        /* NUMANodes=: the node list policyd last asked migrate_pages to move
+         * its pages to (once per list and cgroup), and what came of it, kept
+         * in the detail after later steps. Nothing to undo. */
+        char *migrated;
+        char *migration;
         InjectCall *call;
         bool call_is_query;
+        char *migrate_to;     /* the call in flight is this migration */
         ProcessStep step;     /* of the injection in flight */
         bool again;           /* looked at again while a call was in flight */
         int pidfd;

@@ -67,6 +67,7 @@ typedef struct Subject {
         GHashTable *relied_properties;
 
         char *no_space_logged;       /* the xattrs last reported as not fitting */
+        PlanFlags plan_flags;        /* of the last apply (gather_plan_flags()) */
         bool needs_daemon_reload;    /* a group its unit file names changed since systemd last ran the generator */
         unsigned refresh_generation; /* drops replies of superseded refreshes */
         bool refresh_queued;

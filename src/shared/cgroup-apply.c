@@ -556,6 +556,7 @@ int cgroup_apply_plan_with_hooks(const char *cgroupfs_root, const char *cgroup, 
                         break;
                 case BACKEND_SYSTEMD_PROPERTY:
                 case BACKEND_EXEC_TIME:
+                case BACKEND_MIGRATE_PAGES:
                         report_add(report, ACTION_DEFERRED, item->backend, item->target, NULL, item->value, 0);
                         break;
                 case BACKEND_NOT_ENFORCEABLE:

@@ -11,6 +11,7 @@ static const char *const backend_table[_BACKEND_MAX] = {
         [BACKEND_SYSTEMD_PROPERTY] = "systemd-property",
         [BACKEND_EXEC_TIME] = "exec-time",
         [BACKEND_NOT_ENFORCEABLE] = "not-enforceable",
+        [BACKEND_MIGRATE_PAGES] = "migrate-pages",
 };
 
 const char *backend_to_string(Backend b) {
@@ -19,6 +20,9 @@ const char *backend_to_string(Backend b) {
         return backend_table[b];
 }
 
+bool cgroup_plan_numa_by_migration(PlanFlags flags) {
+        return (flags & PLAN_NO_CPUSET) && !(flags & PLAN_SYSTEMD_MANAGED);
+}
 
 static PlanItem *plan_item_free(PlanItem *i) {
         if (!i)
@@ -154,6 +158,10 @@ static void plan_swap_tiers(CgroupPlan *p, const ResolvedKnob *k, const SystemFa
         "process-level: at a start, by policyd-generator (units whose files name the group) or policyctl exec; " \
         "with ApplyToRunning=yes also in running processes (listed under Processes)"
 
+#define MIGRATE_REASON \
+        "no cpuset controller here (the parent does not enable it in cgroup.subtree_control): the pages its " \
+        "processes have are moved with migrate_pages (see Processes)"
+
 /* A memory limit: the unit's systemd property where systemd holds the
  * cgroup, else the kernel file. */
 static void plan_limit(CgroupPlan *p, Knob knob, const ResolvedKnob *k, bool systemd, uint64_t swap_total) {
@@ -249,7 +257,20 @@ int cgroup_plan_build(const Resolution *r, const SystemFacts *facts, PlanFlags f
 
         k = &r->knobs[KNOB_NUMA_NODES];
         if (k->set) {
-                if (systemd)
+                if (cgroup_plan_numa_by_migration(flags)) {
+                        /* Only cpuset.mems confines another process's future
+                         * allocations; a bind mempolicy in the process itself
+                         * does too, where NUMAPolicy= puts one. */
+                        const ResolvedKnob *policy = &r->knobs[KNOB_NUMA_POLICY];
+                        bool bind = policy->set && policy->value.numa_policy == NUMA_POLICY_BIND;
+                        cgroup_plan_add(p, BACKEND_MIGRATE_PAGES, KNOB_NUMA_NODES, "migrate_pages",
+                                        format_numa_nodes(&k->value.numa_nodes),
+                                        bind ? MIGRATE_REASON "; new allocations are confined only by the bind "
+                                               "mempolicy that NUMAPolicy=bind sets in each process (with "
+                                               "ApplyToRunning=yes, see Processes)"
+                                             : MIGRATE_REASON "; new allocations are not confined: only cpuset.mems "
+                                               "could do that from outside the process");
+                } else if (systemd)
                         cgroup_plan_add(p, BACKEND_SYSTEMD_PROPERTY, KNOB_NUMA_NODES, "AllowedMemoryNodes",
                                         format_numa_nodes(&k->value.numa_nodes), SYSTEMD_REASON);
                 else

@@ -28,6 +28,7 @@ typedef enum Backend {
         BACKEND_SYSTEMD_PROPERTY, /* SetUnitProperties(runtime=true), done by policyd */
         BACKEND_EXEC_TIME,        /* generator drop-in or policyctl exec */
         BACKEND_NOT_ENFORCEABLE,  /* this kernel cannot do it; tagged and explained */
+        BACKEND_MIGRATE_PAGES,    /* NUMANodes= without cpuset: migrate_pages per process, by the injector */
         _BACKEND_MAX,
 } Backend;
 
@@ -49,7 +50,17 @@ typedef enum PlanFlags {
         /* The cgroup belongs to a systemd unit: knobs systemd has a property
          * for go to BACKEND_SYSTEMD_PROPERTY instead of files. */
         PLAN_SYSTEMD_MANAGED = 1 << 0,
+        /* The cgroup has no cpuset controller (its parent does not enable
+         * it in cgroup.subtree_control): cpuset.mems cannot be written, and
+         * NUMANodes= moves its processes' pages with migrate_pages instead.
+         * Not for systemd's units, whose manager enables the controller
+         * for AllowedMemoryNodes=. */
+        PLAN_NO_CPUSET = 1 << 1,
 } PlanFlags;
+
+/* Whether NUMANodes= reaches a cgroup of these flags only through
+ * migrate_pages, process by process. */
+bool cgroup_plan_numa_by_migration(PlanFlags flags);
 
 CgroupPlan *cgroup_plan_new(void);
 CgroupPlan *cgroup_plan_free(CgroupPlan *p);

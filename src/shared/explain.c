@@ -93,6 +93,26 @@ const char *explain_kernel_file(const PlanItem *item, char **ret_want) {
         return file;
 }
 
+/* Where a cgroup without the cpuset controller may allocate: the nearest
+ * ancestor's cpuset.mems.effective (the root has one whenever the kernel
+ * has cpuset). The row's effective value, and its place, for the note. */
+static char *ancestor_mems(const char *cgroup, ExplainReadFunc read, void *userdata, char **ret_where) {
+        g_autofree char *at = g_path_get_dirname(cgroup);
+
+        for (;;) {
+                char *v = read(at, BACKEND_CGROUP_FILE, "cpuset.mems.effective", userdata);
+                if (v) {
+                        *ret_where = TAKE_PTR(at);
+                        return v;
+                }
+                if (streq(at, "/") || streq(at, "."))
+                        return NULL;
+                char *up = g_path_get_dirname(at);
+                g_free(at);
+                at = up;
+        }
+}
+
 /* The group and line behind an item: its knob's, or its [Attributes] entry's. */
 static void item_origin(const Resolution *res, const PlanItem *item, ExplainRow *row) {
         const ResolvedKnob *knob = (int) item->knob >= 0 && item->knob < _KNOB_MAX ? &res->knobs[item->knob] : NULL;
@@ -141,6 +161,14 @@ GPtrArray *explain_rows(const Resolution *res, const CgroupPlan *plan, const cha
                 item_origin(res, item, row);
                 if (item->backend == BACKEND_XATTR)
                         row->effective = read(cgroup, BACKEND_XATTR, item->target, userdata);
+                else if (item->backend == BACKEND_MIGRATE_PAGES && cgroup) {
+                        g_autofree char *where = NULL;
+                        row->effective = ancestor_mems(cgroup, read, userdata, &where);
+                        if (row->effective)
+                                row->note = g_strdup_printf("%s; they may use nodes %s, as the nearest cpuset "
+                                                            "(of %s) allows",
+                                                            item->reason, row->effective, where);
+                }
                 else if ((file = explain_kernel_file(item, &want))) {
                         g_autofree char *raw = read(cgroup, BACKEND_CGROUP_FILE, file, userdata);
                         row->effective = explain_human_value(raw);

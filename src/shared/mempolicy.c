@@ -10,7 +10,7 @@
 #define BITS_PER_WORD (8 * sizeof(unsigned long))
 #define MAX_NODES (MEMPOLICY_NODEMASK_WORDS * BITS_PER_WORD)
 
-static int parse_node_list(const char *s, unsigned long *mask) {
+int mempolicy_parse_nodes(const char *s, unsigned long *mask) {
         bool any = false;
 
         memset(mask, 0, sizeof(unsigned long) * MEMPOLICY_NODEMASK_WORDS);
@@ -70,7 +70,7 @@ int mempolicy_parse(const char *s, Mempolicy *ret) {
                         return -EINVAL;
                 p.mode = mempolicy_modes[i].mode;
                 if (colon) {
-                        int r = parse_node_list(colon + 1, p.nodemask);
+                        int r = mempolicy_parse_nodes(colon + 1, p.nodemask);
                         if (r < 0)
                                 return r;
                         /* MPOL_PREFERRED takes one node (the kernel uses the first). */
@@ -88,7 +88,7 @@ int mempolicy_parse(const char *s, Mempolicy *ret) {
         return -EINVAL;
 }
 
-static int format_node_list(const unsigned long *mask, char *buf, size_t size) {
+int mempolicy_format_nodes(const unsigned long *mask, char *buf, size_t size) {
         size_t off = 0;
         bool first = true;
 
@@ -136,7 +136,7 @@ static int mempolicy_format_spelling(const Mempolicy *p, bool numa_maps, char *b
         if (!takes_nodes)
                 k = snprintf(buf, size, "%s", name);
         else {
-                r = format_node_list(p->nodemask, nodes, sizeof(nodes));
+                r = mempolicy_format_nodes(p->nodemask, nodes, sizeof(nodes));
                 if (r < 0)
                         return r;
                 k = snprintf(buf, size, "%s%s%s:%s", name,

@@ -33,6 +33,11 @@ typedef struct Mempolicy {
 /* "default", "local", "preferred:N", "interleave:LIST", "bind:LIST",
  * "preferred-many:LIST", "weighted-interleave:LIST"; LIST is "0-1,3". */
 int mempolicy_parse(const char *s, Mempolicy *ret);
+/* A node list ("0-1,3") into a mask of MEMPOLICY_NODEMASK_WORDS words, and
+ * back in canonical form (ranges merged). The injector's migrate= request
+ * takes the same list. */
+int mempolicy_parse_nodes(const char *s, unsigned long *mask);
+int mempolicy_format_nodes(const unsigned long *mask, char *buf, size_t size);
 /* The spelling numa_maps uses for it (mm/mempolicy.c mpol_to_str). */
 int mempolicy_format_numa_maps(const Mempolicy *p, char *buf, size_t size);
 /* A SPEC that mempolicy_parse() reads back as the same policy, in canonical

@@ -123,6 +123,32 @@ void process_want_for(const PolicySet *set, const GPtrArray *memberships, const 
         *ret = w;
 }
 
+char *process_migration_for(const PolicySet *set, const GPtrArray *memberships, const char *moved_to,
+                            const char **ret_group) {
+        const PolicyGroup *g = winner_of(set, memberships, KNOB_NUMA_NODES, NULL, false);
+        g_autofree char *nodes = NULL;
+
+        if (ret_group)
+                *ret_group = g ? g->name : NULL;
+        if (!g || numa_node_mask_is_empty(&g->knobs[KNOB_NUMA_NODES].value.numa_nodes))
+                return NULL;
+        nodes = format_numa_nodes(&g->knobs[KNOB_NUMA_NODES].value.numa_nodes);
+        if (streq_ptr(nodes, moved_to))
+                return NULL;
+        return TAKE_PTR(nodes);
+}
+
+bool policy_set_has_numa_nodes(const PolicySet *set) {
+        GHashTableIter it;
+        gpointer value;
+
+        g_hash_table_iter_init(&it, set->groups);
+        while (g_hash_table_iter_next(&it, NULL, &value))
+                if (((const PolicyGroup *) value)->knobs[KNOB_NUMA_NODES].set)
+                        return true;
+        return false;
+}
+
 static bool group_has_process_knobs(const PolicyGroup *g) {
         return g && (g->knobs[KNOB_KSM].set || g->knobs[KNOB_NUMA_POLICY].set);
 }

@@ -55,6 +55,21 @@ bool process_knobs_reach_running(const PolicySet *set, const GPtrArray *membersh
 /* Whether any group of the set does. */
 bool policy_set_has_process_knobs(const PolicySet *set);
 
+/* NUMANodes= of a member cgroup: the node list that the pages each of its
+ * processes already placed go to with migrate_pages(2), where cpuset.mems
+ * cannot be set (cgroup_plan_numa_by_migration()) and where the kernel did
+ * not move them on attach: every process, whatever its executable, and
+ * whatever ApplyToRunning= says, as nothing is injected. NULL when no member group
+ * sets NUMANodes=, or when moved_to (the list policyd last moved this
+ * process's pages to, NULL for none) is that list already: once per
+ * process and list, since pages it allocates later are not confined, and
+ * moving them again and again would only hide that. *ret_group (or NULL):
+ * the group whose NUMANodes= won, borrowed from the set. */
+char *process_migration_for(const PolicySet *set, const GPtrArray *memberships, const char *moved_to,
+                            const char **ret_group);
+/* Whether any group of the set sets NUMANodes=. */
+bool policy_set_has_numa_nodes(const PolicySet *set);
+
 /* The mempolicy spelling of a NUMAPolicy= and NUMANodes= pair, or NULL with
  * *ret_problem set when the pair does not make one. */
 char *process_mempolicy_spec(NumaPolicy policy, const NumaNodeMask *nodes, const char **ret_problem);

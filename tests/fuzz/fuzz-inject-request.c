@@ -28,16 +28,20 @@ static void check_valid(const InjectWireRequest *w) {
 
         check(w->pid > 0 && w->error[0] == '\0');
         check(w->req.ksm >= -1 && w->req.ksm <= 1);
-        check(w->query ? w->req.ksm < 0 && !w->req.set_mempolicy : w->req.ksm >= 0 || w->req.set_mempolicy);
+        check(w->query || w->migrate ? w->req.ksm < 0 && !w->req.set_mempolicy
+                                     : w->req.ksm >= 0 || w->req.set_mempolicy);
+        check(!(w->query && w->migrate));
         check(w->req.timeout_usec >= 1000 && w->req.timeout_usec <= INJECT_WIRE_TIMEOUT_MS_MAX * 1000ULL);
 
         /* Formatting it gives a canonical line that reads back the same. */
         check(inject_wire_format_request(w, line, sizeof(line)) == 0);
         check(inject_wire_parse_request(line, strlen(line), &again) == 0);
-        check(again.pid == w->pid && again.query == w->query && again.req.ksm == w->req.ksm &&
-              again.req.set_mempolicy == w->req.set_mempolicy);
-        /* A query carries no time box: it is not written, and reads back as the default. */
-        check(w->query || again.req.timeout_usec == w->req.timeout_usec);
+        check(again.pid == w->pid && again.query == w->query && again.migrate == w->migrate &&
+              again.req.ksm == w->req.ksm && again.req.set_mempolicy == w->req.set_mempolicy);
+        check(memcmp(again.migrate_nodes, w->migrate_nodes, sizeof(w->migrate_nodes)) == 0);
+        /* A query or a migration carries no time box: it is not written, and
+         * reads back as the default. */
+        check(w->query || w->migrate || again.req.timeout_usec == w->req.timeout_usec);
         check(!w->req.set_mempolicy || mempolicy_equal(&again.req.mempolicy, &w->req.mempolicy));
 }
 

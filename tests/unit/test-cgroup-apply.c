@@ -547,6 +547,45 @@ static void test_plan_delegated_backends(void) {
         assert_plan_lacks(p, "AllowedMemoryNodes");
 }
 
+/* No cpuset controller: NUMANodes= becomes migrate_pages, and the note
+ * says whether anything confines new allocations. */
+static void test_plan_numa_nodes_without_cpuset(void) {
+        static const struct {
+                PlanFlags flags;
+                bool bind;
+                Backend backend;
+                const char *target, *value, *note; /* a part of the reason; NULL: none */
+        } table[] = {
+                { 0, false, BACKEND_CGROUP_FILE, "cpuset.mems", "1", NULL },
+                { PLAN_NO_CPUSET, false, BACKEND_MIGRATE_PAGES, "migrate_pages", "1", "are not confined" },
+                { PLAN_NO_CPUSET, true, BACKEND_MIGRATE_PAGES, "migrate_pages", "1", "NUMAPolicy=bind" },
+                /* systemd enables the controller for AllowedMemoryNodes=. */
+                { PLAN_SYSTEMD_MANAGED | PLAN_NO_CPUSET, false, BACKEND_SYSTEMD_PROPERTY, "AllowedMemoryNodes", "1",
+                  NULL },
+                { PLAN_SYSTEMD_MANAGED, false, BACKEND_SYSTEMD_PROPERTY, "AllowedMemoryNodes", "1", NULL },
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(table); i++) {
+                g_autoptr(TestResolution) r = res_new();
+                g_autoptr(SystemFacts) f = facts_new(false, NULL, 0);
+                NumaNodeMask nodes = {};
+
+                numa_node_mask_set(&nodes, 1);
+                res_knob(r, KNOB_NUMA_NODES)->value.numa_nodes = nodes;
+                if (table[i].bind)
+                        res_knob(r, KNOB_NUMA_POLICY)->value.numa_policy = NUMA_POLICY_BIND;
+                g_autoptr(CgroupPlan) p = build(r, f, table[i].flags);
+                const PlanItem *item = plan_get(p, table[i].backend, table[i].target);
+                g_assert_cmpint(item->knob, ==, KNOB_NUMA_NODES);
+                g_assert_cmpstr(item->value, ==, table[i].value);
+                g_assert_cmpuint(plan_count(p, "cpuset.mems") + plan_count(p, "migrate_pages") +
+                                         plan_count(p, "AllowedMemoryNodes"), ==, 1);
+                if (table[i].note && (!item->reason || !strstr(item->reason, table[i].note)))
+                        g_error("row %zu: reason '%s' does not say '%s'", i, item->reason, table[i].note);
+                g_assert_cmpint(cgroup_plan_numa_by_migration(table[i].flags), ==,
+                                table[i].backend == BACKEND_MIGRATE_PAGES);
+        }
+}
+
 static void test_plan_zswap_writeback_needs_the_kernel(void) {
         g_autoptr(TestResolution) r = res_new();
         g_autoptr(SystemFacts) f = facts_new(false, NULL, 0);
@@ -1505,6 +1544,7 @@ int main(int argc, char **argv) {
         g_test_add_func("/cgroup-apply/plan/percent-without-swap-is-zero", test_plan_percent_without_swap_is_zero);
         g_test_add_func("/cgroup-apply/plan/systemd-managed-backends", test_plan_systemd_managed_backends);
         g_test_add_func("/cgroup-apply/plan/delegated-backends", test_plan_delegated_backends);
+        g_test_add_func("/cgroup-apply/plan/numa-nodes-without-cpuset", test_plan_numa_nodes_without_cpuset);
         g_test_add_func("/cgroup-apply/plan/zswap-writeback-needs-the-kernel",
                         test_plan_zswap_writeback_needs_the_kernel);
 

@@ -231,6 +231,42 @@ static void test_human_value_table(void) {
         }
 }
 
+/* NUMANodes= without cpuset: migrate_pages moved the pages; where new ones
+ * may go is the nearest ancestor's cpuset, which the row shows. */
+static void test_migrate_pages_row(Fixture *f, gconstpointer data) {
+        ResolvedKnob *rk = &f->res.knobs[KNOB_NUMA_NODES];
+        rk->set = true;
+        rk->group = g_strdup("near");
+        provenance_set(&rk->source, "/etc/policy.d/near.policy", 3);
+        numa_node_mask_set(&rk->value.numa_nodes, 1);
+        cgroup_plan_add(f->plan, BACKEND_MIGRATE_PAGES, KNOB_NUMA_NODES, "migrate_pages", g_strdup("1"),
+                        "moved with migrate_pages; new allocations are not confined");
+        kernel_has(f, "/", "cpuset.mems.effective", "0-1");
+        const ExplainRow *row = explain(f, false);
+        g_assert_cmpstr(row->name, ==, "NUMANodes (migrate_pages)");
+        g_assert_cmpstr(row->requested, ==, "1");
+        g_assert_cmpstr(row->effective, ==, "0-1");
+        g_assert_cmpint(row->backend, ==, BACKEND_MIGRATE_PAGES);
+        g_assert_cmpstr(row->note, ==,
+                        "moved with migrate_pages; new allocations are not confined; they may use nodes 0-1, as the "
+                        "nearest cpuset (of /) allows");
+
+        /* The nearest ancestor wins; the cgroup's own is never read (it has none). */
+        g_ptr_array_unref(f->rows);
+        kernel_has(f, "/system.slice", "cpuset.mems.effective", "0");
+        kernel_has(f, CG, "cpuset.mems.effective", "1");
+        row = explain(f, false);
+        g_assert_cmpstr(row->effective, ==, "0");
+        g_assert_nonnull(strstr(row->note, "(of /system.slice)"));
+
+        /* No cpuset anywhere: only the reason. */
+        g_ptr_array_unref(f->rows);
+        g_hash_table_remove_all(f->kernel);
+        row = explain(f, false);
+        g_assert_null(row->effective);
+        g_assert_cmpstr(row->note, ==, "moved with migrate_pages; new allocations are not confined");
+}
+
 #define ADD(path, fn) g_test_add(path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
 
 int main(int argc, char **argv) {
@@ -245,6 +281,7 @@ int main(int argc, char **argv) {
         ADD("/explain/node-list-spelling", test_node_list_spelling);
         ADD("/explain/xattr-and-attribute-origin", test_xattr_and_attribute_origin);
         ADD("/explain/reason-and-stale-row", test_reason_and_stale_row);
+        ADD("/explain/migrate-pages-row", test_migrate_pages_row);
         g_test_add_func("/explain/kernel-file-table", test_kernel_file_table);
         g_test_add_func("/explain/human-value-table", test_human_value_table);
         return g_test_run();

@@ -19,6 +19,16 @@ static void test_parse(void) {
         g_assert_cmpstr(r.ksm, ==, "yes");
         g_assert_cmpstr(r.mempolicy, ==, "interleave:0-1");
         g_assert_false(r.stuck);
+        g_assert_cmpint(r.not_moved, ==, -1); /* an older helper sends none */
+        inject_reply_clear(&r);
+
+        /* A migration: the pages migrate_pages could not move. */
+        g_assert_cmpint(inject_reply_parse("pid=12 outcome=applied stuck=0 not_moved=17\n", &r), ==, 0);
+        g_assert_cmpint(r.not_moved, ==, 17);
+        inject_reply_clear(&r);
+        g_assert_cmpint(inject_reply_parse("pid=12 outcome=failed error=\"migrate_pages: EPERM\" not_moved=-\n", &r),
+                        ==, 0);
+        g_assert_cmpint(r.not_moved, ==, -1);
         inject_reply_clear(&r);
 
         g_assert_cmpint(inject_reply_parse("pid=1 outcome=refused reason=\"under a seccomp filter\" stuck=1\n", &r), ==,

@@ -312,6 +312,31 @@ static void test_restart_codes(void) {
         g_assert_false(syscall_return_is_restart(0));
 }
 
+static void test_sysfs_nodes(void) {
+        static const struct {
+                const char *text;
+                int r;
+                unsigned long word0;
+        } cases[] = {
+                { "0\n", 0, 0x1 },
+                { "0-1\n", 0, 0x3 },
+                { "0-1,3", 0, 0xb },
+                { "", -EINVAL, 0 },
+                { "\n", -EINVAL, 0 },
+                { "0-1\n2\n", -EINVAL, 0 },
+                { "0-1\n\n", -EINVAL, 0 },
+                { "zero\n", -EINVAL, 0 },
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+                unsigned long mask[MEMPOLICY_NODEMASK_WORDS] = {};
+                int r = inject_parse_sysfs_nodes(cases[i].text, mask);
+                if (r != cases[i].r)
+                        g_error("'%s': want %d, got %d", g_strescape(cases[i].text, NULL), cases[i].r, r);
+                if (r == 0)
+                        g_assert_cmpuint(mask[0], ==, cases[i].word0);
+        }
+}
+
 int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/inject/status-parse", test_status_parse);
@@ -323,5 +348,6 @@ int main(int argc, char **argv) {
         g_test_add_func("/inject/mempolicy-format", test_mempolicy_format);
         g_test_add_func("/inject/fdinfo-pidfd", test_fdinfo_pidfd);
         g_test_add_func("/inject/restart-codes", test_restart_codes);
+        g_test_add_func("/inject/sysfs-nodes", test_sysfs_nodes);
         return g_test_run();
 }

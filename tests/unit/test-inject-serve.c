@@ -324,6 +324,56 @@ static void check_refused(void) {
         close(pidfd);
 }
 
+/* migrate=: migrate_pages, nothing stopped. Node 0 exists everywhere, so
+ * pages on it stay where they are; a node the machine lacks is the
+ * kernel's EINVAL, reported as failed. */
+static void check_migrate(void) {
+        char line[64], reply[2048];
+        pid_t target = spawn_target();
+        int pidfd = pidfd_of(target);
+        int status;
+
+        snprintf(line, sizeof(line), "pid=%d migrate=0\n", (int) target);
+        status = request(line, &pidfd, 1, reply, sizeof(reply));
+        char not_moved[32] = "";
+        (void) inject_wire_get(reply, "not_moved", not_moved, sizeof(not_moved));
+        check(status == 0 && has(reply, "outcome", "applied") && not_moved[0] >= '0' && not_moved[0] <= '9' &&
+                      has(reply, "threads", "0") && has(reply, "insn", "-"),
+              "migrate to node 0: applied, not_moved a count, no thread stopped (%s)", oneline(reply));
+
+        snprintf(line, sizeof(line), "pid=%d migrate=1023\n", (int) target);
+        status = request(line, &pidfd, 1, reply, sizeof(reply));
+        check(status == 0 && has(reply, "outcome", "failed") && contains(reply, "error", "migrate_pages: E") &&
+                      has(reply, "not_moved", "-"),
+              "migrate to a node the machine lacks: failed with the kernel's errno (%s)", oneline(reply));
+
+        snprintf(line, sizeof(line), "pid=%d migrate=0 ksm=1\n", (int) target);
+        status = request(line, &pidfd, 1, reply, sizeof(reply));
+        check(status == 0 && has(reply, "outcome", "error") && contains(reply, "error", "migrate= takes no"),
+              "migrate= with ksm=: error (%s)", oneline(reply));
+
+        unsigned threads;
+        check(every_thread_has(target, "default", &threads) && threads == 3,
+              "the target kept its threads and its default policy");
+
+        kill(target, SIGKILL);
+        waitpid(target, NULL, 0);
+        snprintf(line, sizeof(line), "pid=%d migrate=0\n", (int) target);
+        status = request(line, &pidfd, 1, reply, sizeof(reply));
+        check(status == 0 && has(reply, "outcome", "vanished") && has(reply, "not_moved", "-"),
+              "migrate of a reaped process: vanished (%s)", oneline(reply));
+        close(pidfd);
+
+        /* A kernel thread has no pages of its own to move. */
+        pidfd = pidfd_of(2);
+        if (pidfd >= 0) {
+                status = request("pid=2 migrate=0\n", &pidfd, 1, reply, sizeof(reply));
+                check(status == 0 && has(reply, "outcome", "refused") && has(reply, "reason", "kernel thread"),
+                      "migrate of kthreadd: refused (%s)", oneline(reply));
+                close(pidfd);
+        }
+}
+
 /* SO_PEERCRED of a socketpair is its creator's, so a caller that is not
  * root connects to a listening socket instead. */
 static void check_not_root(void) {
@@ -404,6 +454,7 @@ int main(int argc, char **argv) {
         check_apply_and_undo(ksm_works, ask_ksm);
         check_malformed();
         check_refused();
+        check_migrate();
         check_not_root();
 
         printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);

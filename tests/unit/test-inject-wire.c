@@ -16,6 +16,7 @@ static void test_request(void) {
                 const char *mempolicy;   /* NULL: not set */
                 unsigned timeout_ms;
                 const char *error;       /* a part of the error */
+                const char *migrate;     /* the node list of migrate=, canonical; NULL: none */
         } cases[] = {
                 { "pid=1234 ksm=1 mempolicy=interleave:0-1 timeout_ms=2000\n", 0, 1234, 1, "interleave:0-1", 2000, NULL },
                 { "pid=1234 ksm=0 mempolicy=default timeout_ms=500\n", 0, 1234, 0, "default", 500, NULL },
@@ -34,6 +35,21 @@ static void test_request(void) {
                 { "pid=7 query=1 mempolicy=default\n", -EINVAL, 7, 0, NULL, 0, "query=1 takes no ksm=" },
                 { "pid=7 query=yes\n", -EINVAL, 7, 0, NULL, 0, "query= takes 1 or 0" },
                 { "pid=7 query=0\n", -EINVAL, 7, 0, NULL, 0, "nothing to do" },
+                /* migrate=: NUMANodes= without cpuset, alone with pid=. */
+                { "pid=7 migrate=1\n", 0, 7, -1, NULL, 2000, NULL, "1" },
+                { "migrate=\"0,1,3\" pid=7\n", 0, 7, -1, NULL, 2000, NULL, "0-1,3" },
+                { "pid=7 migrate=1023\n", 0, 7, -1, NULL, 2000, NULL, "1023" },
+                { "pid=7 migrate=1024\n", -EINVAL, 7, 0, NULL, 0, "migrate= takes a node list" },
+                { "pid=7 migrate=-\n", -EINVAL, 7, 0, NULL, 0, "migrate= takes a node list" },
+                { "pid=7 migrate=1-0\n", -EINVAL, 7, 0, NULL, 0, "migrate= takes a node list" },
+                { "pid=7 migrate=1,\n", -EINVAL, 7, 0, NULL, 0, "migrate= takes a node list" },
+                { "pid=7 migrate=bind:1\n", -EINVAL, 7, 0, NULL, 0, "migrate= takes a node list" },
+                { "pid=7 migrate=1 migrate=0\n", -EINVAL, 7, 0, NULL, 0, "migrate= given twice" },
+                { "pid=7 migrate=1 ksm=1\n", -EINVAL, 7, 0, NULL, 0, "migrate= takes no ksm=" },
+                { "pid=7 migrate=1 ksm=-\n", -EINVAL, 7, 0, NULL, 0, "migrate= takes no ksm=" },
+                { "pid=7 mempolicy=bind:1 migrate=1\n", -EINVAL, 7, 0, NULL, 0, "migrate= takes no ksm=" },
+                { "pid=7 migrate=1 query=1\n", -EINVAL, 7, 0, NULL, 0, "migrate= takes no ksm=" },
+                { "pid=7 migrate=1 timeout_ms=10\n", -EINVAL, 7, 0, NULL, 0, "migrate= takes no ksm=" },
 
                 { "", -EINVAL, 0, 0, NULL, 0, "empty" },
                 { "pid=7 ksm=1", -EINVAL, 0, 0, NULL, 0, "newline" },
@@ -86,6 +102,12 @@ static void test_request(void) {
                 }
                 g_assert_cmpstr(w.error, ==, "");
                 g_assert_cmpint(w.query, ==, strstr(cases[i].line, "query=1") != NULL);
+                g_assert_cmpint(w.migrate, ==, cases[i].migrate != NULL);
+                if (cases[i].migrate) {
+                        char nodes[64];
+                        g_assert_cmpint(mempolicy_format_nodes(w.migrate_nodes, nodes, sizeof(nodes)), ==, 0);
+                        g_assert_cmpstr(nodes, ==, cases[i].migrate);
+                }
                 g_assert_cmpint(w.req.ksm, ==, cases[i].ksm);
                 g_assert_cmpint(w.req.set_mempolicy, ==, cases[i].mempolicy != NULL);
                 if (cases[i].mempolicy) {
@@ -150,6 +172,18 @@ static void test_request_round_trip(void) {
         g_assert_cmpstr(line, ==, "pid=9 query=1\n");
         query.req.ksm = 0;
         g_assert_cmpint(inject_wire_format_request(&query, line, sizeof(line)), ==, -EINVAL);
+
+        InjectWireRequest migrate = { .pid = 9, .migrate = true, .req = { .ksm = -1 } }, back;
+        g_assert_cmpint(inject_wire_format_request(&migrate, line, sizeof(line)), ==, -EINVAL); /* no node */
+        g_assert_cmpint(mempolicy_parse_nodes("1,3-4", migrate.migrate_nodes), ==, 0);
+        g_assert_cmpint(inject_wire_format_request(&migrate, line, sizeof(line)), ==, 0);
+        g_assert_cmpstr(line, ==, "pid=9 migrate=1,3-4\n");
+        g_assert_cmpint(inject_wire_parse_request(line, strlen(line), &back), ==, 0);
+        g_assert_true(back.migrate);
+        g_assert_cmpmem(back.migrate_nodes, sizeof(back.migrate_nodes), migrate.migrate_nodes,
+                        sizeof(migrate.migrate_nodes));
+        migrate.req.ksm = 1;
+        g_assert_cmpint(inject_wire_format_request(&migrate, line, sizeof(line)), ==, -EINVAL);
 }
 
 static void test_reply(void) {
@@ -160,6 +194,10 @@ static void test_reply(void) {
         InjectReport timed_out = { .outcome = INJECT_FAILED, .ksm_result = 1, .error = -ETIME, .stuck = true };
         InjectReport refused = { .outcome = INJECT_REFUSED, .refusal = INJECT_REFUSAL_SECCOMP, .ksm_result = 1 };
         InjectReport vanished = { .outcome = INJECT_VANISHED, .ksm_result = 1 };
+        InjectReport migrated = { .outcome = INJECT_APPLIED, .ksm_result = 1, .migrate = true, .migrate_result = 12 };
+        InjectReport not_migrated = { .outcome = INJECT_FAILED, .ksm_result = 1, .migrate = true,
+                                      .migrate_result = -EPERM, .error = -EPERM };
+        InjectReport migrate_vanished = { .outcome = INJECT_VANISHED, .ksm_result = 1, .migrate = true };
         InjectQuery both = { .exe = "-", .ksm = 1, .mempolicy = "interleave:0-1" };
         InjectQuery mixed = { .exe = "-", .ksm = 0, .mempolicy = "mixed" };
         InjectQuery many = { .exe = "-", .ksm = -1, .mempolicy = "prefer (many):0-1" };
@@ -174,33 +212,43 @@ static void test_reply(void) {
         } cases[] = {
                 { 1234, &applied, &both, NULL,
                   "pid=1234 outcome=applied reason=\"\" error=\"\" exe=\"-\" threads=3 in_syscall=2 signals_passed=1 "
-                  "retries=4 insn=vdso verified_ksm=yes verified_mempolicy=interleave:0-1 stuck=0\n" },
+                  "retries=4 insn=vdso verified_ksm=yes verified_mempolicy=interleave:0-1 stuck=0 not_moved=-\n" },
                 { 1234, &no_ksm, &mixed, NULL,
                   "pid=1234 outcome=failed reason=\"\" error=\"prctl(PR_SET_MEMORY_MERGE): EINVAL (Invalid argument)\" "
                   "exe=\"-\" threads=1 in_syscall=0 signals_passed=0 retries=0 insn=in-place verified_ksm=no "
-                  "verified_mempolicy=mixed stuck=0\n" },
+                  "verified_mempolicy=mixed stuck=0 not_moved=-\n" },
                 { 1234, &applied, &many, NULL,
                   "pid=1234 outcome=applied reason=\"\" error=\"\" exe=\"-\" threads=3 in_syscall=2 signals_passed=1 "
-                  "retries=4 insn=vdso verified_ksm=- verified_mempolicy=\"prefer (many):0-1\" stuck=0\n" },
+                  "retries=4 insn=vdso verified_ksm=- verified_mempolicy=\"prefer (many):0-1\" stuck=0 not_moved=-\n" },
                 { 1234, &timed_out, NULL, NULL,
                   "pid=1234 outcome=failed reason=\"\" error=\"time box ran out: ETIME (Timer expired)\" exe=\"-\" "
                   "threads=0 in_syscall=0 signals_passed=0 retries=0 insn=- verified_ksm=- verified_mempolicy=- "
-                  "stuck=1\n" },
+                  "stuck=1 not_moved=-\n" },
                 { 1234, &refused, NULL, NULL,
                   "pid=1234 outcome=refused reason=\"under a seccomp filter\" error=\"\" exe=\"-\" threads=0 "
-                  "in_syscall=0 signals_passed=0 retries=0 insn=- verified_ksm=- verified_mempolicy=- stuck=0\n" },
+                  "in_syscall=0 signals_passed=0 retries=0 insn=- verified_ksm=- verified_mempolicy=- stuck=0 not_moved=-\n" },
                 { 1234, &vanished, NULL, NULL,
                   "pid=1234 outcome=vanished reason=\"\" error=\"\" exe=\"-\" threads=0 in_syscall=0 signals_passed=0 "
-                  "retries=0 insn=- verified_ksm=- verified_mempolicy=- stuck=0\n" },
+                  "retries=0 insn=- verified_ksm=- verified_mempolicy=- stuck=0 not_moved=-\n" },
                 { 1234, NULL, &queried, NULL,
                   "pid=1234 outcome=queried reason=\"\" error=\"\" exe=\"/opt/my \\\"app\\\" \xc3\xa9\" threads=0 "
-                  "in_syscall=0 signals_passed=0 retries=0 insn=- verified_ksm=no verified_mempolicy=prefer:1 stuck=0\n" },
+                  "in_syscall=0 signals_passed=0 retries=0 insn=- verified_ksm=no verified_mempolicy=prefer:1 stuck=0 not_moved=-\n" },
                 { 2, NULL, &unread, NULL,
                   "pid=2 outcome=queried reason=\"\" error=\"\" exe=\"\" threads=0 in_syscall=0 signals_passed=0 "
-                  "retries=0 insn=- verified_ksm=- verified_mempolicy=- stuck=0\n" },
+                  "retries=0 insn=- verified_ksm=- verified_mempolicy=- stuck=0 not_moved=-\n" },
+                { 1234, &migrated, NULL, NULL,
+                  "pid=1234 outcome=applied reason=\"\" error=\"\" exe=\"-\" threads=0 in_syscall=0 signals_passed=0 "
+                  "retries=0 insn=- verified_ksm=- verified_mempolicy=- stuck=0 not_moved=12\n" },
+                { 1234, &not_migrated, NULL, NULL,
+                  "pid=1234 outcome=failed reason=\"\" error=\"migrate_pages: EPERM (Operation not permitted)\" "
+                  "exe=\"-\" threads=0 in_syscall=0 signals_passed=0 retries=0 insn=- verified_ksm=- "
+                  "verified_mempolicy=- stuck=0 not_moved=-\n" },
+                { 1234, &migrate_vanished, NULL, NULL,
+                  "pid=1234 outcome=vanished reason=\"\" error=\"\" exe=\"-\" threads=0 in_syscall=0 signals_passed=0 "
+                  "retries=0 insn=- verified_ksm=- verified_mempolicy=- stuck=0 not_moved=-\n" },
                 { 0, NULL, NULL, "unknown key 'x\"y'\n\x01",
                   "pid=- outcome=error reason=\"\" error=\"unknown key 'x\\\"y'\\n\\x01\" exe=\"-\" threads=0 "
-                  "in_syscall=0 signals_passed=0 retries=0 insn=- verified_ksm=- verified_mempolicy=- stuck=0\n" },
+                  "in_syscall=0 signals_passed=0 retries=0 insn=- verified_ksm=- verified_mempolicy=- stuck=0 not_moved=-\n" },
         };
 
         for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -211,6 +259,7 @@ static void test_reply(void) {
                 g_assert_cmpstr(line, ==, cases[i].line);
                 /* Every key reads back; a quoted one unquoted. */
                 g_assert_cmpint(inject_wire_get(line, "stuck", value, sizeof(value)), ==, 0);
+                g_assert_cmpint(inject_wire_get(line, "not_moved", value, sizeof(value)), ==, 0);
                 g_assert_cmpint(inject_wire_get(line, "error", value, sizeof(value)), ==, 0);
                 if (cases[i].error)
                         g_assert_cmpstr(value, ==, cases[i].error);

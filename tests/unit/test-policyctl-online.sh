@@ -179,7 +179,7 @@ assert set(d) == {"version", "dry_run", "n_groups", "n_members", "config_errors"
                   "units_need_daemon_reload", "processes", "last_reload_usec", "last_reload", "groups"}, sorted(d)
 assert d["units_need_daemon_reload"] == 0, d
 # alpha sets KSM=: the process layer is on, and no unit runs under this fake systemd.
-assert d["processes"].startswith("inotify on 0 cgroups (members whose groups set KSM= or NUMAPolicy=)"), d["processes"]
+assert d["processes"].startswith("inotify on 0 cgroups (members whose groups set KSM=, NUMAPolicy= or NUMANodes=)"), d["processes"]
 assert d["dry_run"] is False and d["n_groups"] == 3 and d["n_members"] == 0, d
 assert d["config_errors"] == 1 and d["config_warnings"] == 1, d
 assert abs(d["last_reload_usec"] / 1e6 - time.time()) < 120, d["last_reload_usec"]

@@ -167,6 +167,49 @@ static void test_knobs_wanted(void) {
         memberships_free(b);
 }
 
+/* NUMANodes= where the cgroup has no cpuset: whose list, and only once. */
+static void test_migration(void) {
+        static const GroupSpec specs[] = {
+                { "near", 10, false, NULL, NULL, "1", NULL },
+                { "far", 20, true, NULL, NULL, "0,2-3", "/usr/bin/*" },
+                { "ksmonly", 30, true, "yes", NULL, NULL, NULL },
+                { "spread", 5, true, NULL, "interleave", "0-1", NULL },
+        };
+        static const struct {
+                const char *members, *moved_to, *expected, *group;
+        } cases[] = {
+                /* ApplyToRunning=no does not matter: nothing is injected. */
+                { "near", NULL, "1", "near" },
+                { "near", "1", NULL, "near" },
+                /* Moved elsewhere before: the list changed, so again. */
+                { "near", "0", "1", "near" },
+                /* The winner by Priority; Executable= does not filter a cgroup-level knob. */
+                { "near far", NULL, "0,2-3", "far" },
+                { "near far", "0,2-3", NULL, "far" },
+                { "ksmonly", NULL, NULL, NULL },
+                { "ksmonly near", NULL, "1", "near" },
+                { "spread", NULL, "0-1", "spread" },
+                { "", NULL, NULL, NULL },
+                { "nosuch", NULL, NULL, NULL },
+        };
+        g_autoptr(PolicySet) set = build_set(specs, G_N_ELEMENTS(specs));
+        g_autoptr(PolicySet) none = build_set(specs + 2, 1);
+
+        for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+                GPtrArray *members = memberships_of(cases[i].members);
+                const char *group = "unset";
+                g_autofree char *got = process_migration_for(set, members, cases[i].moved_to, &group);
+                if (!streq_ptr(got, cases[i].expected) || !streq_ptr(group, cases[i].group))
+                        g_error("members '%s', moved to %s: got %s from %s, expected %s from %s", cases[i].members,
+                                cases[i].moved_to ?: "NULL", got ?: "NULL", group ?: "NULL",
+                                cases[i].expected ?: "NULL", cases[i].group ?: "NULL");
+                memberships_free(members);
+        }
+        g_assert_null(process_migration_for(set, NULL, NULL, NULL));
+        g_assert_true(policy_set_has_numa_nodes(set));
+        g_assert_false(policy_set_has_numa_nodes(none));
+}
+
 static void test_step(void) {
         /* want: ksm, mempolicy, at-start flags; current; applied → step */
         static const struct {
@@ -235,6 +278,7 @@ int main(int argc, char **argv) {
         g_test_add_func("/process-plan/want", test_want);
         g_test_add_func("/process-plan/knobs-wanted", test_knobs_wanted);
         g_test_add_func("/process-plan/step", test_step);
+        g_test_add_func("/process-plan/migration", test_migration);
         g_test_add_func("/process-plan/executable", test_executable_matches);
         return g_test_run();
 }
