@@ -1017,10 +1017,12 @@ static WatchedCgroup *add_watch(ProcessWatch *w, int dir_fd, const char *cgroup,
         char path[64];
         int wd;
 
-        /* Through the fd of the careful walk: no symlink on the way. */
+        /* Through the fd of the careful walk: no symlink on the way. The
+         * directory is the fd's magic link itself, to be followed (with
+         * IN_DONT_FOLLOW the watch would be on the link in /proc). */
         snprintf(path, sizeof(path), "/proc/self/fd/%d%s", dir_fd, directory ? "" : "/cgroup.procs");
         wd = inotify_add_watch(w->inotify_fd, path,
-                               directory ? IN_CREATE | IN_ONLYDIR | IN_DONT_FOLLOW : IN_MODIFY | IN_DONT_FOLLOW);
+                               directory ? IN_CREATE | IN_ONLYDIR : IN_MODIFY | IN_DONT_FOLLOW);
         if (wd < 0)
                 return NULL;
         WatchedCgroup *c = g_hash_table_lookup(w->watch_by_wd, GINT_TO_POINTER(wd));
