@@ -57,6 +57,8 @@ struct ProcessWatch {
         GHashTable *cgroup_by_subject; /* the other way, borrowed, to drop the entry */
         bool watch_mode_dirty;        /* what some record holds changed: see watching_all */
         bool watching_all;            /* some process holds what policyd set: see where it goes */
+        NumaNodeMask memory_nodes;    /* the nodes with memory, read at start */
+        bool memory_nodes_known;
         sd_event_source *retry_timer;
         GHashTable *records;          /* pid → ProcessRecord*, owns */
         GHashTable *scans;            /* subject keys to read cgroup.procs of */
@@ -356,7 +358,8 @@ static char *migration_wanted(ProcessWatch *w, const ProcessRecord *r, const cha
 
         if (!s)
                 return NULL;
-        return process_migration_for(w->manager->policies, s->memberships, moved_to, ret_group);
+        return process_migration_for(w->manager->policies, s->memberships, moved_to,
+                                     w->memory_nodes_known ? &w->memory_nodes : NULL, ret_group);
 }
 
 static void forget_record(ProcessWatch *w, ProcessRecord *r) {
@@ -840,7 +843,8 @@ static void decide(ProcessWatch *w, ProcessRecord *r) {
 static bool subject_wants_migration(ProcessWatch *w, const Subject *s) {
         g_autofree char *nodes = NULL;
 
-        nodes = process_migration_for(w->manager->policies, s->memberships, NULL, NULL);
+        nodes = process_migration_for(w->manager->policies, s->memberships, NULL,
+                                      w->memory_nodes_known ? &w->memory_nodes : NULL, NULL);
         return nodes != NULL;
 }
 
@@ -1375,6 +1379,11 @@ int process_watch_new(Manager *m, ProcessWatch **ret) {
         w->waiting = g_queue_new();
         w->generation = 1;
         w->state_path = g_build_filename(m->state_dir, "processes", NULL);
+        {
+                g_autofree char *has_memory = NULL;
+                if (g_file_get_contents("/sys/devices/system/node/has_memory", &has_memory, NULL, NULL))
+                        w->memory_nodes_known = parse_numa_nodes(g_strstrip(has_memory), &w->memory_nodes, NULL) >= 0;
+        }
 
         k = sd_event_add_io(m->event, &w->inotify_source, w->inotify_fd, EPOLLIN, on_inotify, w);
         if (k >= 0)

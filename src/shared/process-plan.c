@@ -124,7 +124,7 @@ void process_want_for(const PolicySet *set, const GPtrArray *memberships, const 
 }
 
 char *process_migration_for(const PolicySet *set, const GPtrArray *memberships, const char *moved_to,
-                            const char **ret_group) {
+                            const NumaNodeMask *memory_nodes, const char **ret_group) {
         const PolicyGroup *g = winner_of(set, memberships, KNOB_NUMA_NODES, NULL, false);
         g_autofree char *nodes = NULL;
 
@@ -132,6 +132,14 @@ char *process_migration_for(const PolicySet *set, const GPtrArray *memberships, 
                 *ret_group = g ? g->name : NULL;
         if (!g || numa_node_mask_is_empty(&g->knobs[KNOB_NUMA_NODES].value.numa_nodes))
                 return NULL;
+        if (memory_nodes) {
+                bool covers = true;
+                for (unsigned n = 0; n < NUMA_NODES_MAX && covers; n++)
+                        covers = !numa_node_mask_test(memory_nodes, n) ||
+                                 numa_node_mask_test(&g->knobs[KNOB_NUMA_NODES].value.numa_nodes, n);
+                if (covers)
+                        return NULL;
+        }
         nodes = format_numa_nodes(&g->knobs[KNOB_NUMA_NODES].value.numa_nodes);
         if (streq_ptr(nodes, moved_to))
                 return NULL;

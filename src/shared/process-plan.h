@@ -64,9 +64,11 @@ bool policy_set_has_process_knobs(const PolicySet *set);
  * process's pages to, NULL for none) is that list already: once per
  * process and list, since pages it allocates later are not confined, and
  * moving them again and again would only hide that. *ret_group (or NULL):
- * the group whose NUMANodes= won, borrowed from the set. */
+ * the group whose NUMANodes= won, borrowed from the set. NULL as well when
+ * the list holds every node in memory_nodes (the nodes with memory; NULL:
+ * not known): no page can be elsewhere. */
 char *process_migration_for(const PolicySet *set, const GPtrArray *memberships, const char *moved_to,
-                            const char **ret_group);
+                            const NumaNodeMask *memory_nodes, const char **ret_group);
 /* Whether any group of the set sets NUMANodes=. */
 bool policy_set_has_numa_nodes(const PolicySet *set);
 

@@ -198,14 +198,27 @@ static void test_migration(void) {
         for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
                 GPtrArray *members = memberships_of(cases[i].members);
                 const char *group = "unset";
-                g_autofree char *got = process_migration_for(set, members, cases[i].moved_to, &group);
+                g_autofree char *got = process_migration_for(set, members, cases[i].moved_to, NULL, &group);
                 if (!streq_ptr(got, cases[i].expected) || !streq_ptr(group, cases[i].group))
                         g_error("members '%s', moved to %s: got %s from %s, expected %s from %s", cases[i].members,
                                 cases[i].moved_to ?: "NULL", got ?: "NULL", group ?: "NULL",
                                 cases[i].expected ?: "NULL", cases[i].group ?: "NULL");
                 memberships_free(members);
         }
-        g_assert_null(process_migration_for(set, NULL, NULL, NULL));
+        g_assert_null(process_migration_for(set, NULL, NULL, NULL, NULL));
+        /* Every node with memory already allowed: nothing can be elsewhere. */
+        {
+                NumaNodeMask two = {}, three = {};
+                GPtrArray *members = memberships_of("spread");
+                numa_node_mask_set(&two, 0);
+                numa_node_mask_set(&two, 1);
+                three = two;
+                numa_node_mask_set(&three, 2);
+                g_assert_null(process_migration_for(set, members, NULL, &two, NULL));
+                g_autofree char *got = process_migration_for(set, members, NULL, &three, NULL);
+                g_assert_cmpstr(got, ==, "0-1");
+                memberships_free(members);
+        }
         g_assert_true(policy_set_has_numa_nodes(set));
         g_assert_false(policy_set_has_numa_nodes(none));
 }
