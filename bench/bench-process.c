@@ -84,6 +84,7 @@ typedef struct Options {
         const char *socket_path;
         unsigned interval_us;
         unsigned gap_ms;
+        unsigned floor_every;
         double timeout_sec;
         unsigned mib, threads;
         double rate, duration_sec;
@@ -106,6 +107,7 @@ static Options arg = {
         .socket_path = "/run/policyd-inject.socket",
         .interval_us = 1000,
         .gap_ms = 100,
+        .floor_every = 1,
         .timeout_sec = 60,
         .mib = 32,
         .threads = 3,
@@ -547,12 +549,17 @@ static int verb_move(void) {
                 die("%d: %s", (int) arg.pid, strerror(-r));
         if (!process_state_is(&s, false, "default"))
                 die("%d does not start clean: ksm=%s mempolicy=%s", (int) arg.pid, s.ksm ? "yes" : "no", s.mempolicy);
-        printf("move: pid=%d threads=%u count=%u modes=%s\n", (int) arg.pid, s.threads, arg.count, arg.modes);
+        printf("move: pid=%d threads=%u count=%u modes=%s floor_every=%u\n", (int) arg.pid, s.threads, arg.count,
+               arg.modes, arg.floor_every);
         fflush(stdout);
-        /* The modes take turns, in an order that rotates. */
+        /* The modes take turns, in an order that rotates; the floors, which
+         * vary less, in every --floor-every-th round only. */
         for (unsigned i = 0; i < arg.count; i++)
-                for (unsigned k = 0; k < n_modes; k++)
-                        move_sample(modes[(k + i) % n_modes], i);
+                for (unsigned k = 0; k < n_modes; k++) {
+                        Mode m = modes[(k + i) % n_modes];
+                        if (m == MODE_POLICYD || i % arg.floor_every == 0)
+                                move_sample(m, i);
+                }
         return 0;
 }
 
@@ -678,7 +685,7 @@ static void help(void) {
                "  quiet     --mib=N --threads=N: a quiet process\n"
                "  move      --pid=PID --to=CGROUP --home=CGROUP --count=N [--modes=policyd,socket,cli]\n"
                "            [--ksm-on=1] [--mempolicy=SPEC] [--numa-maps=SPELLING] [--injector=PATH]\n"
-               "            [--socket=PATH] [--gap-ms=MS]\n"
+               "            [--socket=PATH] [--gap-ms=MS] [--floor-every=N]\n"
                "  forkexec  --rate=N --duration=SEC --hold-ms=MS [--wait-applied=SEC] [--numa-maps=SPELLING]\n"
                "            [--check-every=N] (each Nth child checks itself)\n"
                "            [--settle-ms=MS]\n"
@@ -702,6 +709,7 @@ int main(int argc, char *argv[]) {
                 { "socket", required_argument, NULL, 's' },
                 { "interval-us", required_argument, NULL, 'I' },
                 { "gap-ms", required_argument, NULL, 'g' },
+                { "floor-every", required_argument, NULL, 'F' },
                 { "timeout", required_argument, NULL, 'T' },
                 { "mib", required_argument, NULL, 'B' },
                 { "threads", required_argument, NULL, 'j' },
@@ -740,6 +748,7 @@ int main(int argc, char *argv[]) {
                 case 's': arg.socket_path = optarg; break;
                 case 'I': arg.interval_us = (unsigned) atoi(optarg); break;
                 case 'g': arg.gap_ms = (unsigned) atoi(optarg); break;
+                case 'F': arg.floor_every = (unsigned) atoi(optarg) ?: 1; break;
                 case 'T': arg.timeout_sec = atof(optarg); break;
                 case 'B': arg.mib = (unsigned) atoi(optarg); break;
                 case 'j': arg.threads = (unsigned) atoi(optarg); break;

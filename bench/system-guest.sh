@@ -504,7 +504,7 @@ wait_helper_answered() {
 
 process_move() {
         local home m1 q out
-        say "process: move-to-applied, $pmoves moves each way: policyd, the socket floor, the command-line floor"
+        say "process: move-to-applied, $pmoves moves by policyd, $(((pmoves + 1) / 2)) by each floor (socket, command line)"
         process_layer on
         systemctl restart policyd.service
         member_scope pgproc-m1
@@ -516,7 +516,7 @@ process_move() {
         emit kind=process-status phase=move "processes=$(processes_property)"
         local cursor
         cursor=$(journal_cursor)
-        "$pbench" move --pid="$q" --to="${m1#/}" --home="${home#/}" --count="$pmoves" --injector="$injector" \
+        "$pbench" move --pid="$q" --to="${m1#/}" --home="${home#/}" --count="$pmoves" --floor-every=2 --injector="$injector" \
                 --timeout=120 "${pcpu[@]}" |
                 sed -u 's/^move-sample: /@ kind=process-move /; s/^move: /@ kind=process-move-config /' ||
                 die "the move phase failed"
