@@ -42,6 +42,11 @@ latency_n=200
 bare_n=100
 churn=100:10,10:30    # RATE:SECONDS, ...
 idle_sec=60
+only=                 # "process": the process layer's phase alone
+pmoves=200            # moves each way (policyd, and each floor)
+pfork=100:30          # fork+exec RATE:SECONDS
+pscopes=10:30         # scope starts RATE:SECONDS, outside any group
+pidle=60
 for a in "$@"; do
         case $a in
         --sizes=*)         sizes=${a#*=} ;;
@@ -52,10 +57,18 @@ for a in "$@"; do
         --bare=*)          bare_n=${a#*=} ;;
         --churn=*)         churn=${a#*=} ;;
         --idle=*)          idle_sec=${a#*=} ;;
+        --only=process)    only=process ;;
+        --process-moves=*) pmoves=${a#*=} ;;
+        --process-forkexec=*) pfork=${a#*=} ;;
+        --process-scopes=*) pscopes=${a#*=} ;;
+        --process-idle=*)  pidle=${a#*=} ;;
         *) echo "system-guest: unknown option $a" >&2; exit 2 ;;
         esac
 done
 IFS=, read -r -a size_list <<<"$sizes"
+[[ $pfork =~ ^[0-9]+:[0-9]+$ && $pscopes =~ ^[0-9]+:[0-9]+$ ]] ||
+        { echo "system-guest: --process-forkexec and --process-scopes take RATE:SECONDS" >&2; exit 2; }
+pfork_rate=${pfork%:*} pfork_sec=${pfork#*:} pscope_rate=${pscopes%:*} pscope_sec=${pscopes#*:}
 
 group=pgbench
 slice=pgbench.slice
@@ -353,6 +366,279 @@ churn_run() {
         systemctl stop policyd.service
 }
 
+# ---- the process layer (issue 9, "Cost") ----
+#
+# policyd's process layer sets KSM and a mempolicy inside running processes
+# of member cgroups (ApplyToRunning=yes), through policyd-inject.socket. It
+# notices a move by IN_MODIFY on the cgroup.procs of every running unit's
+# cgroup, while some loaded group sets KSM= or NUMAPolicy= ("on"). Measured:
+#   move      a quiet process moved into a member cgroup by a write to
+#             cgroup.procs, and back: write to applied (and to undone), seen
+#             from outside; interleaved with the same change made by one
+#             bare request on the helper's socket, and by the helper's
+#             command line (the floors);
+#   passes    a process already right is not injected again: a rescan of
+#             its cgroup, a move to another member cgroup of its group, a
+#             restart of policyd;
+#   forkexec  fork+exec at a rate in a member cgroup, layer on and off;
+#   scopes    scope starts at a rate in a slice no group matches, layer on
+#             (the shipped groups set KSM=) and off (they are masked);
+#   idle      injected processes in place, nothing moving.
+
+pbench=$here/bench-process
+pgroup=pgproc
+pslice=pgproc.slice       # the group's members
+phome_slice=pghome.slice  # where the quiet processes live, no group's
+pnon_slice=pgnon.slice    # the scopes of the always-watching phase
+ppolicy=/etc/policy.d/$pgroup.policy
+shipped=(batch background foreground)
+helpers_cg='system.slice/system-policyd\x2dinject.slice'
+pcpu=(--cpu=policyd=system.slice/policyd.service --cpu=helpers="$helpers_cg" --cpu=systemd=init.scope)
+injector=/usr/libexec/policyd-inject
+
+# process_layer on|off: the group with the process knobs (and the shipped
+# groups, which set KSM= too), or the same members with a cgroup knob only
+# and the shipped groups masked.
+process_layer() {
+        local name
+        mkdir -p /etc/policy.d
+        if [[ $1 == on ]]; then
+                printf '[PolicyGroup]\nDescription=process benchmark\nApplyToRunning=yes\n[Match]\nSlice=%s\n[Memory]\nKSM=yes\nNUMANodes=0-1\nNUMAPolicy=interleave\n' \
+                        "$pslice" > "$ppolicy"
+                for name in "${shipped[@]}"; do rm -f "/etc/policy.d/$name.policy"; done
+        else
+                printf '[PolicyGroup]\nDescription=process benchmark, no process knobs\n[Match]\nSlice=%s\n[Swap]\nSwapMax=48M\n' \
+                        "$pslice" > "$ppolicy"
+                for name in "${shipped[@]}"; do ln -sf /dev/null "/etc/policy.d/$name.policy"; done
+        fi
+        chmod 0644 "$ppolicy"
+}
+process_layer_clean() {
+        local name
+        rm -f "$ppolicy"
+        for name in "${shipped[@]}"; do rm -f "/etc/policy.d/$name.policy"; done
+}
+
+processes_property() {
+        busctl get-property org.policygroups.PolicyGroups1 /org/policygroups/PolicyGroups1 \
+                org.policygroups.PolicyGroups1.Manager Processes | sed 's/^s "//; s/"$//; s/ /_/g'
+}
+
+# policyd's CPU ticks (utime + stime, /proc/PID/stat fields 14 and 15),
+# context switches of all its threads, and its cgroup's usage_usec.
+policyd_counters() {
+        local pid=$1
+        echo "$(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat")" \
+                "$(cat /proc/"$pid"/task/*/status | awk '/^voluntary_ctxt_switches:/ { v += $2 }
+                        /^nonvoluntary_ctxt_switches:/ { n += $2 } END { print v + 0, n + 0 }')" \
+                "$(usage_usec system.slice/policyd.service)" "$(usage_usec "$helpers_cg")" "$(usage_usec init.scope)"
+}
+# counters_delta "BEFORE" "AFTER": the fields of the difference.
+counters_delta() {
+        local -a a b
+        read -r -a a <<<"$1"
+        read -r -a b <<<"$2"
+        echo "policyd_ticks=$((b[0] - a[0])) policyd_voluntary=$((b[1] - a[1])) policyd_involuntary=$((b[2] - a[2]))" \
+                "cpu_policyd_ms=$(((b[3] - a[3]) / 1000)) cpu_helpers_ms=$(((b[4] - a[4]) / 1000))" \
+                "cpu_systemd_ms=$(((b[5] - a[5]) / 1000))"
+}
+
+# --sync first: what the helper wrote before is in the journal, on the
+# right side of the cursor.
+journal_cursor() {
+        timeout 30 journalctl --sync
+        timeout 30 journalctl -b -n 1 --show-cursor -q -o cat | sed -n 's/^-- cursor: //p'
+}
+# helper_calls CURSOR [PID]: the requests the helper answered since CURSOR,
+# from policyd (the helper logs "peer pid P uid U: REPLY"), in all or for
+# PID, by outcome.
+helper_calls() {
+        local cursor=$1 target=${2:-} me
+        me=$(policyd_pid)
+        timeout 30 journalctl --sync
+        { timeout 60 journalctl -b -q -o cat -t policyd-inject --after-cursor="$cursor" || true; } | awk -v me="$me" -v target="$target" '
+                $1 == "peer" && $3 == me {
+                        pid = ""; outcome = ""
+                        for (i = 1; i <= NF; i++) {
+                                if ($i ~ /^pid=/) pid = substr($i, 5)
+                                if ($i ~ /^outcome=/) outcome = substr($i, 9)
+                        }
+                        if (target == "" || pid == target) n[outcome]++
+                }
+                END { printf "queried=%d applied=%d other=%d", n["queried"], n["applied"],
+                        n["refused"] + n["failed"] + n["vanished"] + n["error"] }'
+}
+
+# A quiet process in its own service in pghome.slice: prints its PID.
+quiet_start() {
+        local unit=$1 pid
+        systemd-run --quiet --unit="$unit" --slice=$phome_slice "$pbench" quiet --mib=32 --threads=3
+        for _ in $(seq 1 100); do
+                pid=$(systemctl show -P MainPID "$unit")
+                [[ $pid != 0 && $(find "/proc/$pid/task" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l || true) -ge 3 ]] && break
+                sleep 0.1
+        done
+        [[ $pid != 0 ]] || die "$unit did not start"
+        echo "$pid"
+}
+
+# A member scope with a sleep in it, started by systemd-run --scope.
+member_scope() {
+        systemd-run --quiet --scope --unit="$1" --slice=$pslice sleep infinity </dev/null >/dev/null 2>&1 &
+        for _ in $(seq 1 100); do systemctl is-active --quiet "$1.scope" && return 0; sleep 0.1; done
+        die "the scope $1 did not start"
+}
+
+process_wait() { "$pbench" wait --pid="$1" --want="$2" --timeout=120 >/dev/null || die "$1 did not turn $2"; }
+
+# Until the helper has answered policyd about PID since CURSOR, and policyd
+# is quiet again.
+wait_helper_answered() {
+        local cursor=$1 target=$2
+        for _ in $(seq 1 300); do
+                [[ $(helper_calls "$cursor" "$target") != "queried=0 applied=0 other=0" ]] && break
+                sleep 0.2
+        done
+        settle >/dev/null
+}
+
+process_move() {
+        local home m1 q out
+        say "process: move-to-applied, $pmoves moves by policyd, $(((pmoves + 1) / 2)) by each floor (socket, command line)"
+        process_layer on
+        systemctl restart policyd.service
+        member_scope pgproc-m1
+        member_scope pgproc-m2
+        q=$(quiet_start pgproc-quiet)
+        home=$(systemctl show -P ControlGroup pgproc-quiet.service)
+        m1=$(systemctl show -P ControlGroup pgproc-m1.scope)
+        settle >/dev/null
+        emit kind=process-status phase=move "processes=$(processes_property)"
+        local cursor
+        cursor=$(journal_cursor)
+        "$pbench" move --pid="$q" --to="${m1#/}" --home="${home#/}" --count="$pmoves" --floor-every=2 --injector="$injector" \
+                --timeout=120 "${pcpu[@]}" |
+                sed -u 's/^move-sample: /@ kind=process-move /; s/^move: /@ kind=process-move-config /' ||
+                die "the move phase failed"
+        settle >/dev/null
+        emit kind=process-calls phase=move moves="$pmoves" "$(helper_calls "$cursor" "$q")"
+        process_passes "$q" "$m1"
+}
+
+# A process that is already right is not injected again.
+process_passes() {
+        local q=$1 m1=$2 q2 m2 cursor
+        m2=$(systemctl show -P ControlGroup pgproc-m2.scope)
+        say "process: second passes over a process already right"
+        echo "$q" > "$cg$m1/cgroup.procs"
+        process_wait "$q" on
+        settle >/dev/null
+
+        # 1. Its cgroup is read again: another process moves in.
+        q2=$(quiet_start pgproc-quiet2)
+        cursor=$(journal_cursor)
+        echo "$q2" > "$cg$m1/cgroup.procs"
+        process_wait "$q2" on
+        settle >/dev/null
+        emit kind=process-pass pass=rescan "$(helper_calls "$cursor" "$q")" \
+                "$(helper_calls "$cursor" "$q2" | sed 's/\([a-z]*\)=/newcomer_\1=/g')"
+
+        # 2. It moves to another member cgroup of the same group.
+        cursor=$(journal_cursor)
+        echo "$q" > "$cg$m2/cgroup.procs"
+        wait_helper_answered "$cursor" "$q"
+        emit kind=process-pass pass=member-to-member "$(helper_calls "$cursor" "$q")" \
+                "state=$("$pbench" wait --pid="$q" --want=on --timeout=1 >/dev/null 2>&1 && echo on || echo off)"
+
+        # 3. policyd restarts.
+        cursor=$(journal_cursor)
+        systemctl restart policyd.service
+        wait_helper_answered "$cursor" "$q"
+        emit kind=process-pass pass=restart "$(helper_calls "$cursor" "$q")" \
+                "state=$("$pbench" wait --pid="$q" --want=on --timeout=1 >/dev/null 2>&1 && echo on || echo off)"
+}
+
+# Nothing moves, the injected processes stay: policyd's wakeups.
+process_idle() {
+        local pid before after held
+        pid=$(policyd_pid)
+        settle >/dev/null
+        held=$(wc -l < /run/policyd/processes 2>/dev/null || echo 0)
+        say "process: idle for $pidle s, $held processes holding what policyd injected"
+        emit kind=process-status phase=idle "processes=$(processes_property)"
+        before=$(policyd_counters "$pid")
+        sleep "$pidle"
+        after=$(policyd_counters "$pid")
+        [[ $(policyd_pid) == "$pid" ]] || die "policyd restarted during the idle time"
+        emit kind=process-idle seconds="$pidle" held="$held" "$(counters_delta "$before" "$after")" \
+                watchdog_usec="$(systemctl show -P WatchdogUSec policyd.service)"
+}
+
+# forkexec_run on|off: fork+exec at the rate in a member scope.
+process_forkexec_run() {
+        local layer=$1 pid out wait=0 cursor
+        say "process: fork+exec at $pfork_rate/s for $pfork_sec s in a member scope, layer $layer"
+        process_layer "$layer"
+        systemctl restart policyd.service
+        settle >/dev/null
+        pid=$(policyd_pid)
+        emit kind=process-status phase=forkexec-"$layer" "processes=$(processes_property)"
+        [[ $layer == on ]] && wait=120
+        cursor=$(journal_cursor)
+        out=$(systemd-run --quiet --scope --unit=pgproc-fork-"$layer" --slice=$pslice \
+                "$pbench" forkexec --rate="$pfork_rate" --duration="$pfork_sec" --hold-ms=50 --wait-applied=$wait \
+                --policyd="$pid" "${pcpu[@]}" 2>/tmp/pgbench-fork.err) ||
+                die "forkexec ($layer): $(cat /tmp/pgbench-fork.err)"
+        [[ $(policyd_pid) == "$pid" ]] || die "policyd restarted during fork+exec"
+        # The helper's requests: in all, and those for the driver itself
+        # (its own move into the group, before the load).
+        emit kind=process-forkexec layer="$layer" "$(echo "$out" | fields forkexec "")" \
+                "$(helper_calls "$cursor" | sed 's/\([a-z]*\)=/helper_\1=/g')" \
+                "$(helper_calls "$cursor" "$(echo "$out" | sed -n 's/.* driver_pid=\([0-9]*\).*/\1/p')" |
+                        sed 's/\([a-z]*\)=/helper_driver_\1=/g')"
+}
+
+# scopes_run on|off: scope starts and stops at a rate where no group reaches.
+process_scopes_run() {
+        local layer=$1 pid before after out cursor
+        say "process: $pscope_rate scope starts a second for $pscope_sec s in $pnon_slice, layer $layer"
+        process_layer "$layer"
+        rm -f "$ppolicy" # no member anywhere: only the shipped groups, or nothing
+        systemctl restart policyd.service
+        settle >/dev/null
+        pid=$(policyd_pid)
+        emit kind=process-status phase=scopes-"$layer" "processes=$(processes_property)"
+        cursor=$(journal_cursor)
+        before=$(policyd_counters "$pid")
+        out=$("$scopes" churn --slice=$pnon_slice --prefix=pgnon-"$layer" --rate="$pscope_rate" --duration="$pscope_sec" \
+                --lifetime-ms=1000 --drain=60 "${applied[@]}" --timeout=$((pscope_sec * 10 + 120)) 2>/tmp/pgbench-churn.err) ||
+                die "scopes at $pscope_rate/s ($layer): $(cat /tmp/pgbench-churn.err)"
+        settle >/dev/null
+        after=$(policyd_counters "$pid")
+        [[ $(policyd_pid) == "$pid" ]] || die "policyd restarted during the scope starts"
+        emit kind=process-scopes layer="$layer" "$(echo "$out" | fields churn "")" "$(counters_delta "$before" "$after")" \
+                "$(helper_calls "$cursor" | sed 's/\([a-z]*\)=/helper_\1=/g')"
+}
+
+process_phase() {
+        local layer
+        [[ -x $pbench ]] || die "bench-process is not in $here"
+        [[ -x $injector ]] || die "$injector is not installed"
+        [[ -d /sys/devices/system/node/node1 ]] || die "one NUMA node: interleave over 0-1 cannot be seen"
+        emit kind=process-config moves="$pmoves" forkexec="$pfork_rate:$pfork_sec" scopes="$pscope_rate:$pscope_sec" \
+                idle_sec="$pidle"
+        systemctl stop policyd.service
+        rm -rf /run/policyd/*
+        systemctl start policyd-inject.socket
+        process_move
+        process_idle
+        systemctl stop pgproc-quiet.service pgproc-quiet2.service pgproc-m1.scope pgproc-m2.scope
+        for layer in on off; do process_forkexec_run "$layer"; done
+        for layer in off on; do process_scopes_run "$layer"; done
+        systemctl stop policyd.service
+        process_layer_clean
+}
+
 # ---- the run ----
 
 [[ -x $floor && -x $scopes ]] || die "floor-apply and bench-scopes are not in $here"
@@ -368,36 +654,39 @@ emit kind=machine "kernel=$(uname -r)" "cpus=$(nproc)" \
         "units_loaded=$(systemctl list-units --all --no-legend | wc -l)" \
         "cpu_model=$(awk -F': ' '/^model name/ { gsub(/ /, "_", $2); print $2; exit }' /proc/cpuinfo)"
 emit kind=config sizes="$sizes" reps="$reps" reps_large="$reps_large" setprop_units="$setprop_units" \
-        latency="$latency_n" bare="$bare_n" churn="$churn" idle_sec="$idle_sec"
+        latency="$latency_n" bare="$bare_n" churn="$churn" idle_sec="$idle_sec" only="${only:-all}"
 
-ways=(floor coldfloor setprop policyd)
-for n in "${size_list[@]}"; do
-        mapfile -t units < <(seq -f "$prefix-%g.scope" 1 "$n")
-        say "N=$n: starting $n scopes"
-        out=$("$scopes" start --slice=$slice --prefix=$prefix --count="$n" | fields start "")
-        emit kind=setup n="$n" "$out"
-        converge "$n" clean >/dev/null
-        n_reps=$reps
-        (( n <= 300 )) || n_reps=$reps_large
-        for rep in $(seq 1 "$n_reps"); do
-                for k in "${!ways[@]}"; do
-                        way=${ways[$(((k + rep - 1) % ${#ways[@]}))]}
-                        say "N=$n rep $rep/$n_reps: $way"
-                        "way_$way"
+if [[ $only != process ]]; then
+        ways=(floor coldfloor setprop policyd)
+        for n in "${size_list[@]}"; do
+                mapfile -t units < <(seq -f "$prefix-%g.scope" 1 "$n")
+                say "N=$n: starting $n scopes"
+                out=$("$scopes" start --slice=$slice --prefix=$prefix --count="$n" | fields start "")
+                emit kind=setup n="$n" "$out"
+                converge "$n" clean >/dev/null
+                n_reps=$reps
+                (( n <= 300 )) || n_reps=$reps_large
+                for rep in $(seq 1 "$n_reps"); do
+                        for k in "${!ways[@]}"; do
+                                way=${ways[$(((k + rep - 1) % ${#ways[@]}))]}
+                                say "N=$n rep $rep/$n_reps: $way"
+                                "way_$way"
+                        done
                 done
+                [[ $n == "${size_list[0]}" ]] && counting
+                say "N=$n: stopping the scopes"
+                systemctl stop "${units[@]}"
         done
-        [[ $n == "${size_list[0]}" ]] && counting
-        say "N=$n: stopping the scopes"
-        systemctl stop "${units[@]}"
-done
 
-latency
-IFS=, read -r -a churns <<<"$churn"
-for c in "${churns[@]}"; do
-        [[ $c =~ ^[0-9]+:[0-9]+$ ]] || die "--churn takes RATE:SECONDS,..., not $c"
-        churn_run systemd-only "${c%:*}" "${c#*:}"
-        churn_run policyd "${c%:*}" "${c#*:}"
-done
+        latency
+        IFS=, read -r -a churns <<<"$churn"
+        for c in "${churns[@]}"; do
+                [[ $c =~ ^[0-9]+:[0-9]+$ ]] || die "--churn takes RATE:SECONDS,..., not $c"
+                churn_run systemd-only "${c%:*}" "${c#*:}"
+                churn_run policyd "${c%:*}" "${c#*:}"
+        done
+fi
+process_phase
 
 restarts=$(systemctl show -P NRestarts policyd.service)
 crashes=$(journalctl -b --no-pager -o cat _PID=1 | grep -cE "policyd\.service: (Main process exited, code=(killed|dumped)|Watchdog timeout)" || true)
