@@ -89,10 +89,17 @@ void manager_refresh_finished(Manager *m) {
         pump_refreshes(m);
 }
 
+/* policyd's own injector runs one instance a request: followed as a unit,
+ * each would be read, applied and watched as it comes and goes, at about
+ * twice the cost of the request itself (bench/RESULTS.md, process layer). */
+static bool unit_is_own_helper(const char *unit) {
+        return g_str_has_prefix(unit, "policyd-inject@") && g_str_has_suffix(unit, ".service");
+}
+
 void manager_refresh_unit(Manager *m, const char *unit, const char *object_path) {
         Subject *s = manager_find_subject(m, unit);
 
-        if (!unit_type_has_cgroup(unit))
+        if (!unit_type_has_cgroup(unit) || unit_is_own_helper(unit))
                 return;
         if (!s)
                 s = subject_new(m, unit, NULL);
