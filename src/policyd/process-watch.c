@@ -762,6 +762,24 @@ static bool exe_wants_nothing(ProcessWatch *w, pid_t pid, const GPtrArray *membe
         return nothing;
 }
 
+/* Nothing says when a process exits, and a scan of the subject may be long
+ * in coming: each record made for an exec first takes those of the
+ * subject's processes that are gone, so that they cannot pile up. */
+static void forget_exited(ProcessWatch *w, const char *key) {
+        g_autoptr(GPtrArray) gone = g_ptr_array_new();
+        GHashTableIter it;
+        gpointer value;
+
+        g_hash_table_iter_init(&it, w->records);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                ProcessRecord *r = value;
+                if (streq_ptr(r->subject, key) && !r->call && record_is_stale(r))
+                        g_ptr_array_add(gone, r);
+        }
+        for (guint i = 0; i < gone->len; i++)
+                forget_record(w, g_ptr_array_index(gone, i));
+}
+
 void process_watch_process_exec(ProcessWatch *w, pid_t pid, const char *cgroup) {
         WatchedCgroup *c;
         Subject *s;
@@ -796,8 +814,10 @@ void process_watch_process_exec(ProcessWatch *w, pid_t pid, const char *cgroup) 
                 }
                 return;
         }
-        if (!r)
+        if (!r) {
+                forget_exited(w, c->subject);
                 r = record_new(w, pid, t, c->subject);
+        }
         if (!streq_ptr(r->subject, c->subject)) {
                 g_free(r->subject);
                 r->subject = g_strdup(c->subject);

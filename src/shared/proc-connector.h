@@ -21,6 +21,9 @@
 /* enum what of struct proc_event: a bit each, so a filter is a mask. */
 #define PROC_CONNECTOR_EVENT_NONE 0x0u /* an ack of a subscription */
 #define PROC_CONNECTOR_EVENT_EXEC 0x2u
+/* PROC_EVENT_ALL (6.6): every type, and acks, which no narrower filter
+ * lets through (an ack's type, 0, has no bit). */
+#define PROC_CONNECTOR_EVENT_ALL 0xe00003c7u
 
 /* nlmsghdr, cn_msg and struct proc_input: the longest message we send. */
 #define PROC_CONNECTOR_CONTROL_MAX (16 + 20 + 8)
@@ -34,16 +37,17 @@ typedef struct ProcConnectorEvent {
         ProcConnectorEventKind kind;
         pid_t pid;      /* EXEC: the thread that exec'd, and its thread group */
         pid_t tgid;
-        uint32_t seq;   /* ACK: the seq and ack of cn_msg, as the kernel echoes them */
-        uint32_t ack;
+        uint32_t seq;   /* ACK: cn_msg.seq, the kernel's count of messages (not ours) */
+        uint32_t ack;   /* ACK: cn_msg.ack, the ack of the subscription + 1 */
         uint32_t error; /* ACK: a positive errno, or 0 */
 } ProcConnectorEvent;
 
 /* The subscription message: op (LISTEN or IGNORE) with the event-type
- * filter (Linux 6.6+, which reads an 8-byte struct proc_input), or, with
- * filter 0, the bare 4-byte op that every kernel reads (and 6.6+ takes as
- * "every event"). seq and ack come back in the kernel's ack. Returns the
- * length written, or -ENOBUFS when size is too small. */
+ * filter (Linux 6.6+, which reads an 8-byte struct proc_input; older
+ * kernels ignore it, and send no ack), or, with filter 0, the bare 4-byte
+ * op that every kernel reads (and 6.6+ takes as "every event"). The
+ * kernel's ack carries ack + 1, and only to sockets whose filter is ALL.
+ * Returns the length written, or -ENOBUFS when size is too small. */
 int proc_connector_control(uint32_t op, uint32_t filter, uint32_t seq, uint32_t ack, void *buf, size_t size);
 
 /* One datagram read from the connector socket, from the netlink address
