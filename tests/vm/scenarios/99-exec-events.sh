@@ -30,6 +30,8 @@ processes_line() { policyctl status | grep 'Processes:'; }
 pgt_policy pgt-exec '[PolicyGroup]\nApplyToRunning=yes\n[Match]\nSlice=pgt-exec.slice\nExecutable=/usr/bin/python3*\n[Memory]\nKSM=yes\n'
 start_policyd
 pd=$(systemctl show -P MainPID policyd.service)
+# For the record: the sandbox that lets the connector answer.
+echo "sandbox: $(systemd-analyze security policyd.service --no-pager 2>&1 | tail -n 1)"
 
 # 1. Armed: status says so, and policyd has the socket.
 wait_for "status shows exec events from the proc connector" \
