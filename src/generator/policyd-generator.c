@@ -559,10 +559,61 @@ static void out_memory_limit(Output *o, const ResolvedKnob *k, Knob knob, const 
         out_setting(o, property, value);
 }
 
-static void out_ksm(Output *o, const ResolvedKnob *k) {
+/* Executable= narrows a group's KSM= and NUMAPolicy= to some processes;
+ * a unit-wide exec-time setting would give them to all of them. So the
+ * value at start is that of the strongest group without Executable=, as
+ * process_want_for() decides for a process whose executable matches none:
+ * the process layer sets the matching processes' own afterwards. */
+static bool limited_to_executables(const PolicyGroup *g) {
+        return g && g->match_executables && g->match_executables->len > 0;
+}
+
+static const PolicyGroup *exec_time_winner(const Output *o, const ResolvedKnob *k) {
+        const PolicyGroup *winner = policy_set_get(o->c->policies, k->group);
+
+        if (!limited_to_executables(winner))
+                return winner;
+        winner = NULL;
+        for (guint i = 0; k->overridden && i < k->overridden->len; i++) {
+                const PolicyGroup *g = policy_set_get(o->c->policies, g_ptr_array_index(k->overridden, i));
+                if (g && !limited_to_executables(g) && policy_group_beats(g, winner))
+                        winner = g;
+        }
+        return winner;
+}
+
+/* A group's own setting, in the shape out_source() prints. */
+static ResolvedKnob group_setting(const PolicyGroup *g, Knob knob) {
+        return (ResolvedKnob) {
+                .set = true,
+                .value = g->knobs[knob].value,
+                .group = (char *) g->name, /* borrowed, never freed */
+                .source = g->knobs[knob].source,
+        };
+}
+
+static void out_limited_source(Output *o, const ResolvedKnob *k, Knob knob, const PolicyGroup *instead) {
+        g_autofree char *note = g_strdup_printf(
+                "Executable= limits it to some processes, which policyd sets (ApplyToRunning=yes); at start: %s",
+                instead ? instead->name : "nothing");
+        out_source(o, k, knob, note);
+}
+
+static void out_ksm(Output *o, const ResolvedKnob *resolved) {
+        const PolicyGroup *g = exec_time_winner(o, resolved);
+        ResolvedKnob instead;
+        const ResolvedKnob *k = resolved;
+
         if (!o->exec) {
                 out_source(o, k, KNOB_KSM, "no exec-time settings in this unit type; policyd applies it to processes");
                 return;
+        }
+        if (!streq_ptr(g ? g->name : NULL, resolved->group)) {
+                out_limited_source(o, resolved, KNOB_KSM, g);
+                if (!g)
+                        return;
+                instead = group_setting(g, KNOB_KSM);
+                k = &instead;
         }
         if (!o->c->ksm_supported) {
                 out_source(o, k, KNOB_KSM, "the kernel has no prctl(PR_SET_MEMORY_MERGE)");
@@ -592,10 +643,15 @@ static unsigned nodes_count(const NumaNodeMask *m) {
 
 
 /* NUMAPolicy= and NUMAMask=. systemd fails the unit's start when
- * set_mempolicy() refuses the pair, so only pairs that work are written. */
-static void out_numa_policy(Output *o, const ResolvedKnob *policy, const ResolvedKnob *nodes) {
-        NumaPolicy p = policy->value.numa_policy;
-        const NumaNodeMask *mask = nodes->set ? &nodes->value.numa_nodes : NULL;
+ * set_mempolicy() refuses the pair, so only pairs that work are written.
+ * The nodes are the policy's own group's NUMANodes= if it sets them, else
+ * the unit's: as the process layer decides (process_want_for()). */
+static void out_numa_policy(Output *o, const ResolvedKnob *resolved, const ResolvedKnob *unit_nodes) {
+        const PolicyGroup *pg = exec_time_winner(o, resolved);
+        ResolvedKnob instead, own_nodes;
+        const ResolvedKnob *policy = resolved, *nodes = unit_nodes;
+        const NumaNodeMask *mask;
+        NumaPolicy p;
         bool with_mask = false;
 
         if (!o->exec) {
@@ -603,6 +659,19 @@ static void out_numa_policy(Output *o, const ResolvedKnob *policy, const Resolve
                            "no exec-time settings in this unit type; policyd applies it to processes");
                 return;
         }
+        if (!streq_ptr(pg ? pg->name : NULL, resolved->group)) {
+                out_limited_source(o, resolved, KNOB_NUMA_POLICY, pg);
+                if (!pg)
+                        return;
+                instead = group_setting(pg, KNOB_NUMA_POLICY);
+                policy = &instead;
+        }
+        if (pg && pg->knobs[KNOB_NUMA_NODES].set) {
+                own_nodes = group_setting(pg, KNOB_NUMA_NODES);
+                nodes = &own_nodes;
+        }
+        mask = nodes->set ? &nodes->value.numa_nodes : NULL;
+        p = policy->value.numa_policy;
 
         switch (p) {
         case NUMA_POLICY_DEFAULT:

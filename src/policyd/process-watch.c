@@ -24,6 +24,9 @@
 #define INJECT_TIMEOUT_MS 2000
 /* A cgroup and its children: enough for any unit's own subtree. */
 #define PROCS_DEPTH_MAX 16
+/* A failed call is tried again after these; then it waits for a move, a
+ * change of its groups or a reload. */
+static const uint64_t retry_delays_usec[] = { 5 * G_USEC_PER_SEC, 60 * G_USEC_PER_SEC, 600 * G_USEC_PER_SEC };
 
 typedef struct WatchedCgroup {
         int wd;
@@ -39,6 +42,11 @@ struct ProcessWatch {
         GHashTable *watch_by_wd;      /* wd → WatchedCgroup*, owns */
         GHashTable *watch_by_subject; /* subject key → WatchedCgroup*, borrowed */
         GHashTable *watch_by_cgroup;  /* cgroup path → WatchedCgroup*, borrowed */
+        GHashTable *subject_by_cgroup; /* cgroup path → subject key, of every subject with one, owns both */
+        GHashTable *cgroup_by_subject; /* the other way, borrowed, to drop the entry */
+        bool watch_mode_dirty;        /* what some record holds changed: see watching_all */
+        bool watching_all;            /* some process holds what policyd set: see where it goes */
+        sd_event_source *retry_timer;
         GHashTable *records;          /* pid → ProcessRecord*, owns */
         GHashTable *scans;            /* subject keys to read cgroup.procs of */
         sd_event_source *scan_defer;
@@ -77,6 +85,7 @@ static void watched_cgroup_free(void *p) {
 
 static void record_free(void *p) {
         ProcessRecord *r = p;
+        sd_event_source_disable_unref(r->exit_source);
         inject_call_free(r->call);
         safe_close(r->pidfd);
         g_free(r->subject);
@@ -90,6 +99,19 @@ static void record_free(void *p) {
 
 static bool record_holds_something(const ProcessRecord *r) {
         return r->applied.ksm == 1 || (r->applied.mempolicy && !streq(r->applied.mempolicy, "default"));
+}
+
+/* Holds, or is about to: an injection is in flight. */
+static bool record_matters_elsewhere(const ProcessRecord *r) {
+        return record_holds_something(r) || (r->call && !r->call_is_query);
+}
+
+/* Watching every cgroup costs a wakeup per scope start, so that is done
+ * only while some process holds what policyd set: then a move anywhere
+ * may have to be undone. Decided at the end of the next scan pass. */
+static void watch_mode_changed(ProcessWatch *w) {
+        w->watch_mode_dirty = true;
+        (void) sd_event_source_set_enabled(w->scan_defer, SD_EVENT_ONESHOT);
 }
 
 /* ---- the record file ---- */
@@ -125,6 +147,44 @@ static void save_records(ProcessWatch *w) {
                 k = write_file_atomic(w->state_path, text->str, 0600, WRITE_FILE_SYNC);
         if (k < 0)
                 log_warning_errno(k, "Failed to write %s: %m", w->state_path);
+}
+
+/* ---- which subject a cgroup is ---- */
+
+static void note_subject_cgroup(ProcessWatch *w, const char *key, const char *cgroup) {
+        const char *old = g_hash_table_lookup(w->cgroup_by_subject, key);
+
+        if (streq_ptr(old, cgroup))
+                return;
+        if (old) {
+                if (streq_ptr(g_hash_table_lookup(w->subject_by_cgroup, old), key))
+                        g_hash_table_remove(w->subject_by_cgroup, old);
+                g_hash_table_remove(w->cgroup_by_subject, key);
+        }
+        if (isempty(cgroup))
+                return;
+        g_hash_table_replace(w->subject_by_cgroup, g_strdup(cgroup), g_strdup(key));
+        g_hash_table_replace(w->cgroup_by_subject, g_strdup(key), g_strdup(cgroup));
+}
+
+static bool is_subject_cgroup(ProcessWatch *w, const char *cgroup) {
+        return g_hash_table_contains(w->subject_by_cgroup, cgroup);
+}
+
+/* The subject whose cgroup is the nearest at or above this one. */
+static const char *subject_of_cgroup(ProcessWatch *w, const char *cgroup) {
+        g_autofree char *p = g_strdup(cgroup);
+
+        for (;;) {
+                const char *key = g_hash_table_lookup(w->subject_by_cgroup, p);
+                char *slash;
+                if (key)
+                        return key;
+                slash = strrchr(p, '/');
+                if (!slash || slash == p)
+                        return NULL;
+                *slash = '\0';
+        }
 }
 
 /* ---- /proc ---- */
@@ -219,7 +279,7 @@ static void read_procs_of(ProcessWatch *w, int dir_fd, const char *path, unsigne
                 if (de->d_type != DT_DIR || de->d_name[0] == '.')
                         continue;
                 g_autofree char *child = g_strdup_printf("%s/%s", streq(path, "/") ? "" : path, de->d_name);
-                if (g_hash_table_contains(w->watch_by_cgroup, child))
+                if (is_subject_cgroup(w, child))
                         continue;
                 _cleanup_close_ int sub = openat(dir_fd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
                 if (sub >= 0)
@@ -232,6 +292,8 @@ static void read_procs_of(ProcessWatch *w, int dir_fd, const char *path, unsigne
 
 static void start_next_calls(ProcessWatch *w);
 static void decide(ProcessWatch *w, ProcessRecord *r);
+static bool record_is_stale(ProcessRecord *r);
+static void update_watch_mode(ProcessWatch *w);
 
 static Subject *record_subject(ProcessWatch *w, const ProcessRecord *r) {
         return r->subject ? manager_find_subject(w->manager, r->subject) : NULL;
@@ -251,8 +313,115 @@ static void forget_record(ProcessWatch *w, ProcessRecord *r) {
                 manager_call_finished(w->manager);
         }
         g_hash_table_remove(w->records, GINT_TO_POINTER(r->pid));
-        if (held)
+        if (held) {
                 save_records(w);
+                watch_mode_changed(w);
+        }
+}
+
+/* ---- exits and retries ---- */
+
+static int on_process_exit(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
+        ProcessRecord *r = userdata;
+        (void) fd;
+        (void) revents;
+
+        (void) sd_event_source_set_enabled(source, SD_EVENT_OFF);
+        if (!r->call) /* else its reply says "vanished" */
+                forget_record(r->watch, r);
+        return 0;
+}
+
+/* A process that holds what policyd set is forgotten as soon as it exits,
+ * so that the records, and watching_all, do not outlive it. */
+static void track_exit(ProcessWatch *w, ProcessRecord *r) {
+        uint64_t t;
+        int fd;
+
+        if (!record_holds_something(r)) {
+                r->exit_source = sd_event_source_disable_unref(r->exit_source);
+                return;
+        }
+        if (r->exit_source)
+                return;
+        fd = (int) syscall(SYS_pidfd_open, r->pid, 0);
+        if (fd < 0)
+                return; /* gone: the next scan forgets it */
+        if (read_start_time(r->pid, &t) < 0 || t != r->start_time || /* another process now */
+            sd_event_add_io(w->manager->event, &r->exit_source, fd, EPOLLIN, on_process_exit, r) < 0) {
+                close(fd);
+                return;
+        }
+        (void) sd_event_source_set_io_fd_own(r->exit_source, true);
+        (void) sd_event_source_set_description(r->exit_source, "process-exit");
+}
+
+static void arm_retry_timer(ProcessWatch *w) {
+        uint64_t next = UINT64_MAX;
+        GHashTableIter it;
+        gpointer value;
+
+        g_hash_table_iter_init(&it, w->records);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                const ProcessRecord *r = value;
+                if (r->retry_at > 0 && r->retry_at < next)
+                        next = r->retry_at;
+        }
+        if (next == UINT64_MAX) {
+                (void) sd_event_source_set_enabled(w->retry_timer, SD_EVENT_OFF);
+                return;
+        }
+        (void) sd_event_source_set_time(w->retry_timer, next);
+        (void) sd_event_source_set_enabled(w->retry_timer, SD_EVENT_ONESHOT);
+}
+
+/* A call that failed (the helper missing, a timeout) is not the process's
+ * fault: it is tried again a few times, further apart each time. */
+static void record_failed(ProcessWatch *w, ProcessRecord *r, char *detail) {
+        uint64_t now = 0;
+
+        (void) sd_event_now(w->manager->event, CLOCK_MONOTONIC, &now);
+        if (r->attempts < G_N_ELEMENTS(retry_delays_usec)) {
+                uint64_t delay = retry_delays_usec[r->attempts];
+                r->retry_at = now + delay;
+                set_outcome(r, PROCESS_FAILED,
+                            g_strdup_printf("%s; trying again in %" G_GUINT64_FORMAT " s", detail,
+                                            delay / G_USEC_PER_SEC));
+        } else {
+                r->retry_at = 0;
+                set_outcome(r, PROCESS_FAILED,
+                            g_strdup_printf("%s; gave up after %u tries, until it moves, its groups change or "
+                                            "policyd reloads",
+                                            detail, r->attempts + 1));
+        }
+        r->attempts++;
+        g_free(detail);
+        arm_retry_timer(w);
+}
+
+static int on_retry(sd_event_source *source, uint64_t usec, void *userdata) {
+        ProcessWatch *w = userdata;
+        g_autoptr(GPtrArray) due = g_ptr_array_new();
+        GHashTableIter it;
+        gpointer value;
+        (void) source;
+
+        g_hash_table_iter_init(&it, w->records);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                ProcessRecord *r = value;
+                if (r->retry_at > 0 && r->retry_at <= usec)
+                        g_ptr_array_add(due, r);
+        }
+        for (guint i = 0; i < due->len; i++) {
+                ProcessRecord *r = g_ptr_array_index(due, i);
+                r->retry_at = 0;
+                if (record_is_stale(r))
+                        forget_record(w, r);
+                else
+                        decide(w, r);
+        }
+        arm_retry_timer(w);
+        return 0;
 }
 
 static int record_pid_compare(const void *a, const void *b) {
@@ -333,6 +502,7 @@ static void decide_from_query(ProcessWatch *w, ProcessRecord *r, const InjectRep
         current_from_reply(reply, &want, r, &cur);
         process_step_for(&want, &cur, &r->applied, &step);
 
+        r->attempts = 0;
         if (process_step_is_empty(&step)) {
                 if (want.knobs.ksm < 0 && !want.knobs.mempolicy)
                         set_outcome(r, PROCESS_SKIPPED,
@@ -386,6 +556,7 @@ static void on_injected(ProcessWatch *w, ProcessRecord *r, const InjectReply *re
                                             r->step.ksm >= 0 && r->step.mempolicy ? ", " : "",
                                             r->step.mempolicy ? "mempolicy " : "", strempty(r->step.mempolicy));
                 r->method = undo ? PROCESS_UNDONE : PROCESS_INJECTED;
+                r->attempts = 0;
                 log_context(LOG_NOTICE, 0, who, NULL, NULL, 0,
                             "%s PID %d (%s): %s, in %u threads; read back %s", undo ? "Undid in" : "Injected into",
                             (int) r->pid, r->exe ?: "?", r->detail, reply->threads, r->verified);
@@ -394,18 +565,24 @@ static void on_injected(ProcessWatch *w, ProcessRecord *r, const InjectReply *re
                 return;
         } else {
                 bool refused = streq(reply->outcome, "refused");
-                set_outcome(r, refused ? PROCESS_SKIPPED : PROCESS_FAILED,
-                            g_strdup_printf("%s%s%s", refused ? "refused: " : "failed: ",
+                char *why = g_strdup_printf("%s%s%s", refused ? "refused: " : "failed: ",
                                             reply->reason ?: reply->error ?: reply->outcome,
                                             reply->stuck ? " (a thread was stuck; the helper exited to release it)"
-                                                         : ""));
+                                                         : "");
+                if (refused)
+                        set_outcome(r, PROCESS_SKIPPED, why);
+                else
+                        record_failed(w, r, why);
                 log_context(refused ? LOG_INFO : LOG_WARNING, 0, who, NULL, NULL, 0, "PID %d (%s): %s", (int) r->pid,
                             r->exe ?: "?", r->detail);
         }
         process_step_clear(&r->step);
         save_records(w);
+        watch_mode_changed(w);
         if (!record_holds_something(r) && !record_subject(w, r))
                 forget_record(w, r);
+        else
+                track_exit(w, r);
 }
 
 static void on_call_done(InjectCall *call, const InjectReply *reply, int error, void *userdata) {
@@ -433,11 +610,12 @@ static void on_call_done(InjectCall *call, const InjectReply *reply, int error, 
         pid = r->pid;
 
         if (error < 0 || streq(reply->outcome, "error")) {
-                set_outcome(r, PROCESS_FAILED,
-                            error < 0 ? g_strdup_printf("the injector did not answer: %s", g_strerror(-error))
-                                      : g_strdup_printf("the injector refused the request: %s", strempty(reply->error)));
                 process_step_clear(&r->step);
+                record_failed(w, r,
+                              error < 0 ? g_strdup_printf("the injector did not answer: %s", g_strerror(-error))
+                                        : g_strdup_printf("the injector refused the request: %s", strempty(reply->error)));
                 save_records(w);
+                watch_mode_changed(w);
         } else if (r->call_is_query) {
                 if (streq(reply->outcome, "vanished"))
                         forget_record(w, r);
@@ -472,8 +650,10 @@ static int start_call(ProcessWatch *w, ProcessRecord *r) {
                 return k;
         w->calls_in_flight++;
         manager_call_started(w->manager);
-        if (!r->call_is_query)
+        if (!r->call_is_query) {
                 save_records(w); /* ahead of the change */
+                watch_mode_changed(w);
+        }
         return 0;
 }
 
@@ -500,8 +680,8 @@ static void start_next_calls(ProcessWatch *w) {
                                     w->socket_path);
                         w->injector_missing_logged = true;
                 }
-                set_outcome(r, PROCESS_FAILED, g_strdup_printf("the injector could not be reached: %s", g_strerror(-k)));
                 process_step_clear(&r->step);
+                record_failed(w, r, g_strdup_printf("the injector could not be reached: %s", g_strerror(-k)));
         }
 }
 
@@ -513,6 +693,7 @@ static void decide(ProcessWatch *w, ProcessRecord *r) {
                 return;
         }
         r->generation = w->generation;
+        r->retry_at = 0;
         if (w->manager->dry_run) {
                 set_outcome(r, PROCESS_SKIPPED, g_strdup("dry run"));
                 return;
@@ -535,6 +716,7 @@ static void decide(ProcessWatch *w, ProcessRecord *r) {
 static ProcessRecord *record_new(ProcessWatch *w, pid_t pid, uint64_t start_time, const char *key) {
         ProcessRecord *r = g_new0(ProcessRecord, 1);
 
+        r->watch = w;
         r->pid = pid;
         r->start_time = start_time;
         r->pidfd = -1;
@@ -605,10 +787,12 @@ static void scan_subject(ProcessWatch *w, const char *key) {
                         forget_record(w, r);
                         continue;
                 }
-                WatchedCgroup *there = g_hash_table_lookup(w->watch_by_cgroup, cgroup);
+                const char *there = subject_of_cgroup(w, cgroup);
+                Subject *ts = there ? manager_find_subject(w->manager, there) : NULL;
                 g_clear_pointer(&r->subject, g_free);
-                if (there) {
-                        g_hash_table_add(w->scans, g_strdup(there->subject));
+                if (ts && (record_holds_something(r) ||
+                           (w->active && process_knobs_wanted(w->manager->policies, ts->memberships)))) {
+                        g_hash_table_add(w->scans, g_strdup(there));
                         (void) sd_event_source_set_enabled(w->scan_defer, SD_EVENT_ONESHOT);
                 } else if (record_holds_something(r))
                         decide(w, r); /* no groups where it went: undo */
@@ -648,6 +832,8 @@ static int on_scan(sd_event_source *source, void *userdata) {
                                 decide(w, r);
                 }
         }
+        if (w->watch_mode_dirty && w->startup_done)
+                update_watch_mode(w);
         return 0;
 }
 
@@ -727,20 +913,6 @@ static int on_inotify(sd_event_source *source, int fd, uint32_t revents, void *u
 
 /* ---- exec events (exec-watch.c) ---- */
 
-/* The nearest watched cgroup at or above cgroup, as read_procs_of() gives
- * a process to the subject whose cgroup is nearest. */
-static WatchedCgroup *watched_cgroup_of(ProcessWatch *w, const char *cgroup) {
-        g_autofree char *path = g_strdup(cgroup);
-
-        for (unsigned up = 0;; up++) {
-                WatchedCgroup *c = g_hash_table_lookup(w->watch_by_cgroup, path);
-                char *slash = strrchr(path, '/');
-                if (c || up == PROCS_DEPTH_MAX || !slash || streq(path, "/"))
-                        return c;
-                slash[slash == path] = '\0'; /* "/a" becomes "/" */
-        }
-}
-
 /* An executable policyd may read itself (its own user's processes, without
  * CAP_SYS_PTRACE): where no group takes it, no helper needs to start. */
 static bool exe_wants_nothing(ProcessWatch *w, pid_t pid, const GPtrArray *memberships, char **ret_exe) {
@@ -781,22 +953,22 @@ static void forget_exited(ProcessWatch *w, const char *key) {
 }
 
 void process_watch_process_exec(ProcessWatch *w, pid_t pid, const char *cgroup) {
-        WatchedCgroup *c;
+        const char *key;
         Subject *s;
         ProcessRecord *r;
         uint64_t t;
 
         if (!w || !w->active || pid == getpid())
                 return;
-        c = watched_cgroup_of(w, cgroup);
-        if (!c)
-                return;
-        s = manager_find_subject(w->manager, c->subject);
+        /* The subject whose cgroup is nearest, as read_procs_of() has it. */
+        key = subject_of_cgroup(w, cgroup);
+        s = key ? manager_find_subject(w->manager, key) : NULL;
         /* Without Executable=, the new program inherits what the old had. */
         if (!s || !process_knobs_follow_exec(w->manager->policies, s->memberships))
                 return;
         if (read_start_time(pid, &t) < 0)
                 return; /* exited already */
+        g_autofree char *subject = g_strdup(key); /* borrowed from a table */
 
         r = g_hash_table_lookup(w->records, GINT_TO_POINTER(pid));
         if (r && r->start_time != t) {
@@ -815,14 +987,14 @@ void process_watch_process_exec(ProcessWatch *w, pid_t pid, const char *cgroup) 
                 return;
         }
         if (!r) {
-                forget_exited(w, c->subject);
-                r = record_new(w, pid, t, c->subject);
+                forget_exited(w, subject);
+                r = record_new(w, pid, t, subject);
         }
-        if (!streq_ptr(r->subject, c->subject)) {
+        if (!streq_ptr(r->subject, subject)) {
                 g_free(r->subject);
-                r->subject = g_strdup(c->subject);
+                r->subject = g_strdup(subject);
         }
-        log_debug("PID %d exec'd in %s: looking at it again.", (int) pid, c->subject);
+        log_debug("PID %d exec'd in %s: looking at it again.", (int) pid, subject);
         decide(w, r); /* the query reads the new executable */
 }
 
@@ -846,24 +1018,41 @@ void process_watch_rescan(ProcessWatch *w) {
                 queue_scan(w, ((WatchedCgroup *) value)->subject);
 }
 
-/* Watched: every cgroup of a running subject while some group sets the
- * knobs, or while a process still holds what policyd set (to see it move
- * on). Scanned: members of such groups, and where records are. */
+/* Watched: the cgroups of members whose groups set the knobs, to see
+ * processes move in; and, while some process holds what policyd set, every
+ * running subject's cgroup, to see it move on. Scanned: members of such
+ * groups, and where records are. */
 void process_watch_subject_applied(ProcessWatch *w, Subject *s) {
         const char *key;
         WatchedCgroup *c;
+        bool wanted;
 
         if (!w)
                 return;
         key = subject_key(s);
+        note_subject_cgroup(w, key, s->cgroup);
         c = g_hash_table_lookup(w->watch_by_subject, key);
         if (c && !streq_ptr(c->cgroup, s->cgroup)) {
                 unwatch(w, c);
                 c = NULL;
         }
-        if (isempty(s->cgroup) || (!w->active && g_hash_table_size(w->records) == 0)) {
+        wanted = w->active && process_knobs_wanted(w->manager->policies, s->memberships);
+        if (isempty(s->cgroup) || (!wanted && !w->watching_all)) {
                 if (c)
                         unwatch(w, c);
+                /* Nothing to set here and nothing held anywhere: what is
+                 * left of it is history. */
+                g_autoptr(GPtrArray) idle = g_ptr_array_new();
+                GHashTableIter it;
+                gpointer value;
+                g_hash_table_iter_init(&it, w->records);
+                while (g_hash_table_iter_next(&it, NULL, &value)) {
+                        ProcessRecord *r = value;
+                        if (streq_ptr(r->subject, key) && !r->call && !record_matters_elsewhere(r))
+                                g_ptr_array_add(idle, r);
+                }
+                for (guint i = 0; i < idle->len; i++)
+                        forget_record(w, g_ptr_array_index(idle, i));
                 return;
         }
         if (!c && watch(w, s, &c) < 0)
@@ -887,8 +1076,38 @@ void process_watch_subject_applied(ProcessWatch *w, Subject *s) {
                 /* A reload may have changed the values under the same names. */
                 stale |= r->generation != w->generation;
         }
-        if (changed || stale || (w->active && process_knobs_wanted(w->manager->policies, s->memberships)))
+        if (changed || stale || wanted)
                 queue_scan(w, key);
+}
+
+/* At the end of a scan pass: start or stop watching every cgroup. */
+static void update_watch_mode(ProcessWatch *w) {
+        bool all = false;
+        GHashTableIter it;
+        gpointer value;
+
+        w->watch_mode_dirty = false;
+        g_hash_table_iter_init(&it, w->records);
+        while (!all && g_hash_table_iter_next(&it, NULL, &value))
+                all = record_matters_elsewhere(value);
+        if (all == w->watching_all)
+                return;
+        w->watching_all = all;
+        log_debug("Process layer: %s", all ? "a process holds what policyd set: watching every running cgroup"
+                                            : "no process holds what policyd set: watching member cgroups only");
+        g_hash_table_iter_init(&it, w->manager->subjects);
+        while (g_hash_table_iter_next(&it, NULL, &value))
+                process_watch_subject_applied(w, value);
+        if (!all)
+                return;
+        /* A move before the watches were there: the scan of where the
+         * process was sees it gone, and follows it. */
+        g_hash_table_iter_init(&it, w->records);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                ProcessRecord *r = value;
+                if (r->subject && record_matters_elsewhere(r))
+                        queue_scan(w, r->subject);
+        }
 }
 
 void process_watch_subject_gone(ProcessWatch *w, const char *key) {
@@ -899,6 +1118,7 @@ void process_watch_subject_gone(ProcessWatch *w, const char *key) {
         c = g_hash_table_lookup(w->watch_by_subject, key);
         if (c)
                 unwatch(w, c);
+        note_subject_cgroup(w, key, NULL);
         g_hash_table_remove(w->scans, key);
         /* Its processes left before the cgroup could go: a scan of where
          * they went has them, or they exited. */
@@ -940,6 +1160,7 @@ void process_watch_startup_converged(ProcessWatch *w) {
                 return;
         w->startup_done = true;
         w->check_unplaced = true;
+        w->watch_mode_dirty = true; /* the restored records are placed now */
         (void) sd_event_source_set_enabled(w->scan_defer, SD_EVENT_ONESHOT);
 }
 
@@ -962,6 +1183,7 @@ static void load_records(ProcessWatch *w) {
                 if (pid <= 0 || read_start_time(pid, &t) < 0 || t != start)
                         continue; /* exited while policyd was not running */
                 ProcessRecord *r = g_new0(ProcessRecord, 1);
+                r->watch = w;
                 r->pid = pid;
                 r->start_time = start;
                 r->pidfd = -1;
@@ -972,6 +1194,7 @@ static void load_records(ProcessWatch *w) {
                 r->detail = g_strdup("set by policyd before it restarted");
                 r->generation = 0;
                 g_hash_table_replace(w->records, GINT_TO_POINTER(pid), r);
+                track_exit(w, r);
                 loaded++;
         }
         if (loaded > 0)
@@ -980,8 +1203,17 @@ static void load_records(ProcessWatch *w) {
 
 GPtrArray *process_watch_records(ProcessWatch *w, const char *key) {
         GPtrArray *out = g_ptr_array_new();
+        g_autoptr(GPtrArray) exited = g_ptr_array_new();
         GHashTableIter it;
         gpointer value;
+
+        /* Records of processes that exited since their cgroup was read. */
+        g_hash_table_iter_init(&it, w->records);
+        while (g_hash_table_iter_next(&it, NULL, &value))
+                if (!((ProcessRecord *) value)->call && record_is_stale(value))
+                        g_ptr_array_add(exited, value);
+        for (guint i = 0; i < exited->len; i++)
+                forget_record(w, g_ptr_array_index(exited, i));
 
         g_hash_table_iter_init(&it, w->records);
         while (g_hash_table_iter_next(&it, NULL, &value))
@@ -995,9 +1227,11 @@ char *process_watch_describe(ProcessWatch *w) {
         if (!w->active && g_hash_table_size(w->records) == 0)
                 return g_strdup("off: no group sets KSM= or NUMAPolicy=");
         g_autofree char *execs = exec_watch_describe(w->manager->exec_events);
-        return g_strdup_printf("inotify IN_MODIFY on cgroup.procs of %u cgroups; %s; injector %s%s",
-                               g_hash_table_size(w->watch_by_wd), execs, w->socket_path,
-                               w->injector_missing_logged ? " (not reachable)" : "");
+        return g_strdup_printf("inotify IN_MODIFY on cgroup.procs of %u cgroups (%s); %s; injector %s%s",
+                               g_hash_table_size(w->watch_by_wd),
+                               w->watching_all ? "all running units: some process holds what policyd set"
+                                               : "members whose groups set KSM= or NUMAPolicy=",
+                               execs, w->socket_path, w->injector_missing_logged ? " (not reachable)" : "");
 }
 
 int process_watch_new(Manager *m, ProcessWatch **ret) {
@@ -1015,18 +1249,29 @@ int process_watch_new(Manager *m, ProcessWatch **ret) {
         w->watch_by_wd = g_hash_table_new_full(NULL, NULL, NULL, watched_cgroup_free);
         w->watch_by_subject = g_hash_table_new(g_str_hash, g_str_equal);
         w->watch_by_cgroup = g_hash_table_new(g_str_hash, g_str_equal);
+        w->subject_by_cgroup = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        w->cgroup_by_subject = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
         w->records = g_hash_table_new_full(NULL, NULL, NULL, record_free);
         w->scans = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         w->waiting = g_queue_new();
         w->generation = 1;
         w->state_path = g_build_filename(m->state_dir, "processes", NULL);
-        load_records(w);
 
         k = sd_event_add_io(m->event, &w->inotify_source, w->inotify_fd, EPOLLIN, on_inotify, w);
         if (k >= 0)
                 k = sd_event_add_defer(m->event, &w->scan_defer, on_scan, w);
         if (k >= 0)
                 k = sd_event_source_set_enabled(w->scan_defer, SD_EVENT_OFF);
+        if (k >= 0)
+                k = sd_event_add_time(m->event, &w->retry_timer, CLOCK_MONOTONIC, UINT64_MAX, 0, on_retry, w);
+        if (k >= 0)
+                k = sd_event_source_set_enabled(w->retry_timer, SD_EVENT_OFF);
+        if (k >= 0) {
+                load_records(w);
+                /* Until the units are read, as if a process held something:
+                 * one restored from the record file may already be elsewhere. */
+                w->watching_all = g_hash_table_size(w->records) > 0;
+        }
         if (k < 0) {
                 process_watch_free(TAKE_PTR(w));
                 return k;
@@ -1042,6 +1287,9 @@ ProcessWatch *process_watch_free(ProcessWatch *w) {
         g_clear_pointer(&w->records, g_hash_table_unref);
         sd_event_source_disable_unref(w->inotify_source);
         sd_event_source_disable_unref(w->scan_defer);
+        sd_event_source_disable_unref(w->retry_timer);
+        g_clear_pointer(&w->subject_by_cgroup, g_hash_table_unref);
+        g_clear_pointer(&w->cgroup_by_subject, g_hash_table_unref);
         g_clear_pointer(&w->watch_by_subject, g_hash_table_unref);
         g_clear_pointer(&w->watch_by_cgroup, g_hash_table_unref);
         g_clear_pointer(&w->watch_by_wd, g_hash_table_unref);

@@ -8,8 +8,10 @@
  *                move, systemd attaching a scope's PIDs) raises it on the
  *                destination. Forks need nothing: KSM and the mempolicy
  *                are inherited, and systemd's own starts come in as units.
- *                Watched only while some group sets these knobs. Execs
- *                matter only for Executable=: exec-watch.c hands them in.
+ *                Watched: members whose groups set these knobs; every
+ *                running unit only while some process holds a value
+ *                policyd set (to see it leave). Execs matter only for
+ *                Executable=: exec-watch.c hands them in.
  *   deciding     process-plan.c (pure), from the subject's memberships,
  *                the executable, what the process has and what policyd
  *                set in it before
@@ -23,6 +25,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include <systemd/sd-event.h>
 
 #include "process-plan.h"
 
@@ -43,6 +47,7 @@ typedef enum ProcessMethod {
 } ProcessMethod;
 
 typedef struct ProcessRecord {
+        ProcessWatch *watch;  /* the owner */
         pid_t pid;
         uint64_t start_time;  /* field 22 of /proc/PID/stat */
         char *subject;        /* key of the subject it was last seen in; NULL: none */
@@ -57,6 +62,9 @@ typedef struct ProcessRecord {
         bool again;           /* looked at again while a call was in flight */
         int pidfd;
         unsigned generation;  /* of the watch, when last decided */
+        unsigned attempts;    /* failed calls in a row; retried a few times */
+        uint64_t retry_at;    /* CLOCK_MONOTONIC µs of the next try, 0: none */
+        sd_event_source *exit_source; /* on a pidfd, while it holds something */
 } ProcessRecord;
 
 int process_watch_new(Manager *m, ProcessWatch **ret);

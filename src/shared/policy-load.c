@@ -603,6 +603,23 @@ void policy_group_check(PolicyGroup *g, Diagnostics *diags) {
                 policy->set = false;
         }
 
+        /* Executable= selects processes for these two knobs only. */
+        if (g->match_executables->len > 0) {
+                KnobSetting *ksm = &g->knobs[KNOB_KSM];
+                const KnobSetting *first = ksm->set ? ksm : policy->set ? policy : NULL;
+                if (!first)
+                        diagnostics_add(diags, DIAGNOSTIC_WARNING, g->file, 0,
+                                        "Executable= in group '%s' has no effect: it limits only KSM= and "
+                                        "NUMAPolicy=, and the group sets neither",
+                                        g->name);
+                else if (!g->apply_to_running)
+                        diagnostics_add(diags, DIAGNOSTIC_NOTICE, first->source.file, first->source.line,
+                                        "Executable= limits %s= of group '%s' to matching processes, which only "
+                                        "ApplyToRunning=yes (or policyctl exec) reaches: with ApplyToRunning=no "
+                                        "no unit gets it at start",
+                                        ksm->set ? "KSM" : "NUMAPolicy", g->name);
+        }
+
         if (swap_max->set && swap_high->set && swap_max->value.limit.kind == MEMORY_LIMIT_BYTES &&
             swap_high->value.limit.kind == MEMORY_LIMIT_BYTES && swap_high->value.limit.bytes >= swap_max->value.limit.bytes)
                 diagnostics_add(diags, DIAGNOSTIC_WARNING, swap_high->source.file, swap_high->source.line,

@@ -42,7 +42,7 @@ static PolicySet *load_groups(const char *const *texts, GPtrArray *memberships) 
                 mb->source = MEMBERSHIP_RUNTIME;
                 g_ptr_array_add(memberships, mb);
         }
-        if (diags->items->len > 0) {
+        if (diagnostics_count(diags, DIAGNOSTIC_ERROR) + diagnostics_count(diags, DIAGNOSTIC_WARNING) > 0) { /* a notice is advice */
                 g_autofree char *first = diagnostic_format(g_ptr_array_index(diags->items, 0));
                 g_error("the groups of a case do not load cleanly: %s", first);
         }
