@@ -10,6 +10,7 @@
 #include "apply.h"
 #include "bus-api.h"
 #include "bus-util.h"
+#include "exec-watch.h"
 #include "log.h"
 #include "manager.h"
 #include "process-watch.h"
@@ -347,6 +348,7 @@ int manager_reload(Manager *m) {
 
         manager_update_rescan_timer(m);
         process_watch_policies_changed(m->processes);
+        exec_watch_policies_changed(m->exec_events);
         if (!m->started)
                 return 0;
         bus_api_emit_reloaded(m);
@@ -544,6 +546,9 @@ int manager_new(const char *cgroup_root, bool dry_run, bool once, Manager **ret)
         r = process_watch_new(m, &m->processes);
         if (r < 0)
                 return log_error_errno(r, "Failed to set up the process layer: %m");
+        r = exec_watch_new(m, &m->exec_events);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up exec events: %m");
 
         r = state_load_assignments(m->state_dir, m->assignments, m->exclusions);
         if (r < 0)
@@ -561,6 +566,8 @@ Manager *manager_free(Manager *m) {
         m->bus = sd_bus_flush_close_unref(m->bus);
         g_queue_free_full(m->refresh_queue, g_free);
         sweep_state_done(&m->sweep);
+        /* Before the process layer, which it feeds. */
+        m->exec_events = exec_watch_free(m->exec_events);
         /* Before the subjects, which tell it when they go. */
         m->processes = process_watch_free(m->processes);
         g_hash_table_unref(m->user_names);

@@ -18,6 +18,7 @@
  *                    while policyd was not running
  *   process-watch.c  the processes of member cgroups: KSM= and NUMAPolicy=
  *                    through the injector helper (inject-client.c)
+ *   exec-watch.c     exec events from the proc connector, for Executable=
  * bus-api.c marshals our D-Bus interface; assign.c keeps runtime
  * assignments. */
 
@@ -37,6 +38,7 @@
 #include "sweep.h"
 
 typedef struct ProcessWatch ProcessWatch;
+typedef struct ExecWatch ExecWatch;
 
 #define POLICYD_STATE_DIR "/run/policyd"
 
@@ -71,6 +73,7 @@ struct Manager {
         bool startup_listed;
         SweepState sweep;
         ProcessWatch *processes;   /* KSM= and NUMAPolicy= in running processes */
+        ExecWatch *exec_events;    /* the proc connector, for Executable= (feeds processes) */
         unsigned reconnect_attempt;
         sd_event_source *reconnect_timer;
         sd_event_source *rescan_timer;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cgroup-apply.h"
+#include "exec-watch.h"
 #include "fileio.h"
 #include "inject-client.h"
 #include "inject-proc.h"
@@ -853,6 +854,22 @@ static bool subject_wanted(ProcessWatch *w, const Subject *s) {
         return w->active && (process_knobs_wanted(w->manager->policies, s->memberships) || subject_wants_migration(w, s));
 }
 
+/* Not decided yet, in the subject key. */
+static ProcessRecord *record_new(ProcessWatch *w, pid_t pid, uint64_t start_time, const char *key) {
+        ProcessRecord *r = g_new0(ProcessRecord, 1);
+
+        r->watch = w;
+        r->pid = pid;
+        r->start_time = start_time;
+        r->pidfd = -1;
+        r->applied.ksm = -1;
+        r->step.ksm = -1;
+        r->subject = g_strdup(key);
+        r->generation = w->generation - 1;
+        g_hash_table_insert(w->records, GINT_TO_POINTER(pid), r);
+        return r;
+}
+
 static void scan_subject(ProcessWatch *w, const char *key) {
         Subject *s = manager_find_subject(w->manager, key);
         g_autoptr(GArray) pids = g_array_new(false, false, sizeof(pid_t));
@@ -883,16 +900,7 @@ static void scan_subject(ProcessWatch *w, const char *key) {
                 if (!r) {
                         if (!wanted)
                                 continue; /* nothing to do, nor to undo */
-                        r = g_new0(ProcessRecord, 1);
-                        r->watch = w;
-                        r->pid = pid;
-                        r->start_time = t;
-                        r->pidfd = -1;
-                        r->applied.ksm = -1;
-                        r->step.ksm = -1;
-                        r->subject = g_strdup(key);
-                        r->generation = w->generation - 1;
-                        g_hash_table_insert(w->records, GINT_TO_POINTER(pid), r);
+                        r = record_new(w, pid, t, key);
                 }
                 if (!streq_ptr(r->subject, key)) {
                         g_free(r->subject);
@@ -1140,6 +1148,113 @@ static int on_inotify(sd_event_source *source, int fd, uint32_t revents, void *u
         return 0;
 }
 
+/* ---- exec events (exec-watch.c) ---- */
+
+/* An executable policyd may read itself (its own user's processes, without
+ * CAP_SYS_PTRACE): where no group takes it, no helper needs to start. */
+static bool exe_wants_nothing(ProcessWatch *w, pid_t pid, const GPtrArray *memberships, char **ret_exe) {
+        char path[64], buf[4096];
+        ProcessWant want = { .knobs.ksm = -1 };
+        ssize_t n;
+        bool nothing;
+
+        snprintf(path, sizeof(path), "/proc/%d/exe", (int) pid);
+        n = readlink(path, buf, sizeof(buf) - 1);
+        if (n <= 0)
+                return false; /* the helper will see */
+        buf[n] = '\0';
+        process_want_for(w->manager->policies, memberships, buf, &want);
+        nothing = want.knobs.ksm < 0 && !want.knobs.mempolicy;
+        process_want_clear(&want);
+        if (nothing)
+                *ret_exe = g_strdup(buf);
+        return nothing;
+}
+
+/* Nothing says when a process exits, and a scan of the subject may be long
+ * in coming: each record made for an exec first takes those of the
+ * subject's processes that are gone, so that they cannot pile up. */
+static void forget_exited(ProcessWatch *w, const char *key) {
+        g_autoptr(GPtrArray) gone = g_ptr_array_new();
+        GHashTableIter it;
+        gpointer value;
+
+        g_hash_table_iter_init(&it, w->records);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                ProcessRecord *r = value;
+                if (streq_ptr(r->subject, key) && !r->call && record_is_stale(r))
+                        g_ptr_array_add(gone, r);
+        }
+        for (guint i = 0; i < gone->len; i++)
+                forget_record(w, g_ptr_array_index(gone, i));
+}
+
+void process_watch_process_exec(ProcessWatch *w, pid_t pid, const char *cgroup) {
+        const char *key;
+        Subject *s;
+        ProcessRecord *r;
+        uint64_t t;
+
+        if (!w || !w->active || pid == getpid())
+                return;
+        /* The subject whose cgroup is nearest, as read_procs_of() has it. */
+        key = subject_of_cgroup(w, cgroup);
+        s = key ? manager_find_subject(w->manager, key) : NULL;
+        /* Without Executable=, the new program inherits what the old had. */
+        if (!s || !process_knobs_follow_exec(w->manager->policies, s->memberships))
+                return;
+        if (read_start_time(pid, &t) < 0)
+                return; /* exited already */
+        g_autofree char *subject = g_strdup(key); /* borrowed from a table */
+
+        r = g_hash_table_lookup(w->records, GINT_TO_POINTER(pid));
+        if (r && r->start_time != t) {
+                forget_record(w, r);
+                r = NULL;
+        }
+        g_autofree char *exe = NULL;
+        if ((!r || (!record_holds_something(r) && !r->call && r->method != PROCESS_PENDING)) &&
+            exe_wants_nothing(w, pid, s->memberships, &exe)) {
+                if (r) {
+                        g_free(r->exe);
+                        r->exe = TAKE_PTR(exe);
+                        set_outcome(r, PROCESS_SKIPPED, g_strdup("Executable= of its groups does not match"));
+                        r->generation = w->generation;
+                }
+                return;
+        }
+        if (!r) {
+                forget_exited(w, subject);
+                r = record_new(w, pid, t, subject);
+        }
+        if (!streq_ptr(r->subject, subject)) {
+                g_free(r->subject);
+                r->subject = g_strdup(subject);
+        }
+        log_debug("PID %d exec'd in %s: looking at it again.", (int) pid, subject);
+        decide(w, r); /* the query reads the new executable */
+}
+
+void process_watch_rescan(ProcessWatch *w) {
+        GHashTableIter it;
+        gpointer value;
+
+        if (!w)
+                return;
+        /* A process that exec'd unseen keeps its PID: decide it again where
+         * Executable= matters. New PIDs get records in the scan anyway. */
+        g_hash_table_iter_init(&it, w->records);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                ProcessRecord *r = value;
+                Subject *s = record_subject(w, r);
+                if (s && process_knobs_follow_exec(w->manager->policies, s->memberships))
+                        r->generation = w->generation - 1;
+        }
+        g_hash_table_iter_init(&it, w->watch_by_wd);
+        while (g_hash_table_iter_next(&it, NULL, &value))
+                queue_scan(w, ((WatchedCgroup *) value)->subject);
+}
+
 /* Watched: the cgroups of members whose groups set the knobs, to see
  * processes move in; and, while some process holds what policyd set, every
  * running subject's cgroup, to see it move on. Scanned: members of such
@@ -1350,10 +1465,11 @@ char *process_watch_describe(ProcessWatch *w) {
         if (!w->active && g_hash_table_size(w->records) == 0)
                 return g_strdup("off: no group sets KSM=, NUMAPolicy= or NUMANodes=");
         unsigned mains = g_hash_table_size(w->watch_by_subject);
-        return g_strdup_printf("inotify on %u cgroups (%s) and %u watches below them; injector %s%s", mains,
+        g_autofree char *execs = exec_watch_describe(w->manager->exec_events);
+        return g_strdup_printf("inotify on %u cgroups (%s) and %u watches below them; %s; injector %s%s", mains,
                                w->watching_all ? "all running units: some process holds what policyd set"
                                                : "members whose groups set KSM=, NUMAPolicy= or NUMANodes=",
-                               g_hash_table_size(w->watch_by_wd) - mains, w->socket_path,
+                               g_hash_table_size(w->watch_by_wd) - mains, execs, w->socket_path,
                                w->injector_missing_logged ? " (not reachable)" : "");
 }
 

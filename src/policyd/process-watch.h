@@ -6,11 +6,12 @@
  *
  *   noticing     inotify IN_MODIFY on cgroup.procs: every write to it (a
  *                move, systemd attaching a scope's PIDs) raises it on the
- *                destination. Forks and execs need nothing: KSM and the
- *                mempolicy are inherited, and systemd's own starts come in
- *                as units. Watched: members whose groups set these knobs;
- *                every running unit only while some process holds a value
- *                policyd set (to see it leave).
+ *                destination. Forks need nothing: KSM and the mempolicy
+ *                are inherited, and systemd's own starts come in as units.
+ *                Watched: members whose groups set these knobs; every
+ *                running unit only while some process holds a value
+ *                policyd set (to see it leave). Execs matter only for
+ *                Executable=: exec-watch.c hands them in.
  *   deciding     process-plan.c (pure), from the subject's memberships,
  *                the executable, what the process has and what policyd
  *                set in it before
@@ -85,6 +86,15 @@ void process_watch_policies_changed(ProcessWatch *w);
 void process_watch_subject_applied(ProcessWatch *w, Subject *s);
 /* The subject lost its cgroup, or is going away. */
 void process_watch_subject_gone(ProcessWatch *w, const char *key);
+
+/* PID exec'd, and is in cgroup (from /proc/PID/cgroup): where the nearest
+ * watched cgroup is a member of a group whose KSM= or NUMAPolicy= follows
+ * Executable=, its record is decided again with the new executable.
+ * Elsewhere, nothing but a few lookups. */
+void process_watch_process_exec(ProcessWatch *w, pid_t pid, const char *cgroup);
+/* Exec events were lost: every watched cgroup is read again, and the
+ * processes of those where Executable= matters are decided again. */
+void process_watch_rescan(ProcessWatch *w);
 
 /* Startup converged (the first complete listing of units, and their
  * reads): records from before a restart that no member cgroup holds can be

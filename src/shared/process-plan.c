@@ -191,6 +191,31 @@ bool policy_set_has_process_knobs(const PolicySet *set) {
         return false;
 }
 
+static bool group_follows_exec(const PolicyGroup *g) {
+        return group_has_process_knobs(g) && g->apply_to_running && g->match_executables &&
+               g->match_executables->len > 0;
+}
+
+bool process_knobs_follow_exec(const PolicySet *set, const GPtrArray *memberships) {
+        for (guint i = 0; memberships && i < memberships->len; i++) {
+                const Membership *mb = g_ptr_array_index(memberships, i);
+                if (group_follows_exec(policy_set_get(set, mb->group)))
+                        return true;
+        }
+        return false;
+}
+
+bool policy_set_has_knobs_following_exec(const PolicySet *set) {
+        GHashTableIter it;
+        gpointer value;
+
+        g_hash_table_iter_init(&it, set->groups);
+        while (g_hash_table_iter_next(&it, NULL, &value))
+                if (group_follows_exec(value))
+                        return true;
+        return false;
+}
+
 void process_step_for(const ProcessWant *want, const ProcessKnobs *current, const ProcessKnobs *applied,
                       ProcessStep *ret) {
         ProcessStep s = { .ksm = -1 };

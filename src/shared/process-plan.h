@@ -54,6 +54,14 @@ bool process_knobs_wanted(const PolicySet *set, const GPtrArray *memberships);
 bool process_knobs_reach_running(const PolicySet *set, const GPtrArray *memberships);
 /* Whether any group of the set does. */
 bool policy_set_has_process_knobs(const PolicySet *set);
+/* Whether one of the member groups with ApplyToRunning=yes sets KSM= or
+ * NUMAPolicy= for only the processes its Executable= names: only then can
+ * an exec change what a running process of the cgroup should carry (both
+ * values are inherited across fork and exec). */
+bool process_knobs_follow_exec(const PolicySet *set, const GPtrArray *memberships);
+/* Whether any group of the set is such a group: only then are exec events
+ * worth listening to. */
+bool policy_set_has_knobs_following_exec(const PolicySet *set);
 
 /* NUMANodes= of a member cgroup: the node list that the pages each of its
  * processes already placed go to with migrate_pages(2), where cpuset.mems

@@ -223,6 +223,52 @@ static void test_migration(void) {
         g_assert_false(policy_set_has_numa_nodes(none));
 }
 
+/* Exec events matter only where an exec can change the answer: a member
+ * group with ApplyToRunning=yes, KSM= or NUMAPolicy=, and Executable=. */
+static void test_follow_exec(void) {
+        static const GroupSpec specs[] = {
+                { "py-running", 1, true, "yes", NULL, NULL, "/usr/bin/python3*" },
+                { "py-numa", 1, true, NULL, "interleave", "0-1", "/usr/bin/python3*" },
+                { "py-start", 1, false, "yes", NULL, NULL, "/usr/bin/python3*" },
+                { "py-nodes", 1, true, NULL, NULL, "0", "/usr/bin/python3*" },
+                { "all", 1, true, "yes", NULL, NULL, NULL },
+        };
+        static const struct {
+                const char *set;     /* the groups loaded */
+                const char *members; /* the cgroup's groups */
+                bool set_follows, members_follow;
+        } cases[] = {
+                { "py-running all", "py-running", true, true },
+                { "py-numa", "py-numa", true, true },
+                { "py-running all", "all", true, false },       /* every exe alike */
+                { "py-running all", "", true, false },          /* not a member */
+                { "py-start", "py-start", false, false },       /* ApplyToRunning=no: at start only */
+                { "py-nodes", "py-nodes", false, false },       /* NUMANodes= alone: cgroup-level */
+                { "all", "all", false, false },
+                { "py-start all py-numa", "all py-start py-numa", true, true },
+                { "py-running", "nosuch", true, false },
+        };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+                g_auto(GStrv) names = g_strsplit(cases[i].set, " ", -1);
+                g_autoptr(GArray) chosen = g_array_new(false, false, sizeof(GroupSpec));
+                for (char **n = names; *n; n++)
+                        for (size_t j = 0; j < G_N_ELEMENTS(specs); j++)
+                                if (streq(specs[j].name, *n))
+                                        g_array_append_val(chosen, specs[j]);
+                g_autoptr(PolicySet) set = build_set((const GroupSpec *) chosen->data, chosen->len);
+                GPtrArray *members = memberships_of(cases[i].members);
+
+                if (policy_set_has_knobs_following_exec(set) != cases[i].set_follows)
+                        g_error("set '%s': policy_set_has_knobs_following_exec is %s", cases[i].set,
+                                cases[i].set_follows ? "false" : "true");
+                if (process_knobs_follow_exec(set, members) != cases[i].members_follow)
+                        g_error("set '%s', members '%s': process_knobs_follow_exec is %s", cases[i].set,
+                                cases[i].members, cases[i].members_follow ? "false" : "true");
+                memberships_free(members);
+        }
+}
+
 static void test_step(void) {
         /* want: ksm, mempolicy, at-start flags; current; applied → step */
         static const struct {
@@ -290,6 +336,7 @@ int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/process-plan/want", test_want);
         g_test_add_func("/process-plan/knobs-wanted", test_knobs_wanted);
+        g_test_add_func("/process-plan/follow-exec", test_follow_exec);
         g_test_add_func("/process-plan/step", test_step);
         g_test_add_func("/process-plan/migration", test_migration);
         g_test_add_func("/process-plan/executable", test_executable_matches);
