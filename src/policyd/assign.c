@@ -11,7 +11,7 @@
 #include "unit-lookup.h"
 #include "util.h"
 
-static Subject *find_subject_by_cgroup(Manager *m, const char *cgroup) {
+Subject *manager_find_subject_by_cgroup(Manager *m, const char *cgroup) {
         GHashTableIter it;
         gpointer value;
 
@@ -64,7 +64,7 @@ int manager_resolve_target_argument(Manager *m, const char *arg, char **ret_key,
         r = cgroup_path_validate(cgroup);
         if (r < 0)
                 return r;
-        Subject *s = find_subject_by_cgroup(m, cgroup);
+        Subject *s = manager_find_subject_by_cgroup(m, cgroup);
         *ret_key = g_strdup(s && s->unit ? s->unit : cgroup);
         *ret_cgroup = TAKE_PTR(cgroup);
         return 0;

@@ -166,6 +166,26 @@ static char *explain_read(const char *cgroup, Backend backend, const char *targe
         return value;
 }
 
+/* A PID in a cgroup that is no subject's own (below a delegated unit, say)
+ * stands, for Explain and ListProcesses, for the subject nearest above it:
+ * that is where policyd decides about the process. */
+static void pid_target_to_nearest_subject(Manager *m, const char *arg, const char *cgroup, char **key) {
+        g_autofree char *p = NULL;
+
+        if (isempty(arg) || arg[strspn(arg, "0123456789")] != '\0' || !cgroup || manager_find_subject(m, *key))
+                return;
+        p = g_strdup(cgroup);
+        for (char *slash; (slash = strrchr(p, '/')) && slash != p;) {
+                *slash = '\0';
+                Subject *s = manager_find_subject_by_cgroup(m, p);
+                if (s) {
+                        g_free(*key);
+                        *key = g_strdup(subject_key(s));
+                        return;
+                }
+        }
+}
+
 static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         g_autoptr(sd_bus_message) reply = NULL;
@@ -180,6 +200,7 @@ static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *err
         r = resolve_target_argument(m, arg, &key, &cgroup, error);
         if (r < 0)
                 return r;
+        pid_target_to_nearest_subject(m, arg, cgroup, &key);
         Subject *s = manager_find_subject(m, key);
         if (!s || !s->memberships)
                 return sd_bus_error_setf(error, POLICYD_ERROR_NO_SUCH_TARGET,
@@ -251,6 +272,7 @@ static int method_list_processes(sd_bus_message *msg, void *userdata, sd_bus_err
                 r = resolve_target_argument(m, arg, &key, &cgroup, error);
                 if (r < 0)
                         return r;
+                pid_target_to_nearest_subject(m, arg, cgroup, &key);
                 if (arg[strspn(arg, "0123456789")] == '\0')
                         only_pid = (pid_t) g_ascii_strtoll(arg, NULL, 10);
         }

@@ -99,6 +99,8 @@ void manager_systemd_reloaded(Manager *m);
 void manager_forget_unit(Manager *m, const char *unit);
 
 Subject *manager_find_subject(Manager *m, const char *key);
+/* The subject whose cgroup this is, or NULL. */
+Subject *manager_find_subject_by_cgroup(Manager *m, const char *cgroup);
 /* The one way in for what systemd says of a unit: a snapshot from the
  * refresh numbered generation (older ones are dropped), then an apply. */
 void manager_unit_snapshot(Manager *m, const char *unit, unsigned generation, UnitSnapshot *snap);
