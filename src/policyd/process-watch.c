@@ -711,6 +711,10 @@ static void on_call_done(InjectCall *call, const InjectReply *reply, int error, 
         r->pidfd = safe_close(r->pidfd);
         pid = r->pid;
 
+        if (error >= 0 && w->injector_missing_logged) {
+                log_info("The injector (%s) answers again.", w->socket_path);
+                w->injector_missing_logged = false; /* said again if it goes again */
+        }
         if (error < 0 || streq(reply->outcome, "error")) {
                 process_step_clear(&r->step);
                 g_clear_pointer(&r->migrate_to, g_free);

@@ -75,3 +75,5 @@ systemctl stop pgt-below-deleg.service
 kill "$q" 2>/dev/null || true
 wait_for "status says only members are watched" bash -c "policyctl status | grep -E '^ *Processes:.*members whose groups'"
 processes_line
+processes_line | grep -q "not reachable" && fail "status still says the injector is not reachable"
+echo "ok: status no longer says the injector is not reachable"
