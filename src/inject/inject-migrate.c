@@ -4,7 +4,6 @@
  * Unlike an injection, nothing is stopped: the kernel moves another
  * process's pages on its own. */
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -14,18 +13,6 @@
 
 #define BITS_PER_WORD (8 * sizeof(unsigned long))
 #define NODES_POSSIBLE "/sys/devices/system/node/possible"
-
-/* 1 while the pidfd's process has not exited, 0 once it has (a zombie too). */
-static int pidfd_alive(int pidfd) {
-        struct pollfd p = { .fd = pidfd, .events = POLLIN };
-        int r = poll(&p, 1, 0);
-
-        if (r < 0)
-                return -errno;
-        if (p.revents & POLLNVAL)
-                return -EBADF;
-        return r == 0;
-}
 
 /* migrate_pages' maxnode for masks of this many words: the kernel reads
  * maxnode - 1 bits, and refuses set bits beyond its MAX_NUMNODES, so only
@@ -57,7 +44,7 @@ int inject_migrate_pages(int pidfd, pid_t pid, const unsigned long *nodes, Injec
 
         snprintf(text, sizeof(text), "/proc/%d/status", (int) pid);
         r = inject_read_file(text, text, sizeof(text));
-        if (r == -ENOENT || r == -ESRCH || pidfd_alive(pidfd) == 0) {
+        if (r == -ENOENT || r == -ESRCH || inject_pidfd_alive(pidfd) == 0) {
                 rep.outcome = INJECT_VANISHED;
                 goto done;
         }
@@ -90,7 +77,7 @@ int inject_migrate_pages(int pidfd, pid_t pid, const unsigned long *nodes, Injec
         rep.migrate_result = n < 0 ? -errno : n;
         /* The PID named the pidfd's process throughout only if that one has
          * not exited by now: a PID is not reused before its process is reaped. */
-        if (pidfd_alive(pidfd) == 0 || rep.migrate_result == -ESRCH) {
+        if (inject_pidfd_alive(pidfd) == 0 || rep.migrate_result == -ESRCH) {
                 rep.outcome = INJECT_VANISHED;
                 rep.migrate_result = 0;
         } else if (rep.migrate_result < 0) {

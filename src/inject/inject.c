@@ -356,9 +356,7 @@ static int tracee_add(Job *j, pid_t tid, Tracee **ret) {
         return 0;
 }
 
-/* A pidfd polls readable once its process has exited (a zombie too). Unlike
- * a signal 0, this needs no right to signal the process. */
-static int pidfd_alive(int pidfd) {
+int inject_pidfd_alive(int pidfd) {
         struct pollfd p = { .fd = pidfd, .events = POLLIN };
         int r = poll(&p, 1, 0);
 
@@ -942,7 +940,7 @@ int inject_process_pidfd(int pidfd, pid_t pid, const InjectRequest *req, InjectR
                 /* The PID may have been reused between pidfd_open and the
                  * listing; if the pidfd's process still exists, the threads we
                  * hold are its own. */
-                r = pidfd_alive(j.pidfd);
+                r = inject_pidfd_alive(j.pidfd);
                 if (r == 0)
                         r = -ESRCH;
                 else if (r > 0 && rep.threads == 0)
@@ -956,7 +954,7 @@ int inject_process_pidfd(int pidfd, pid_t pid, const InjectRequest *req, InjectR
         if (j.abort_refusal != INJECT_REFUSAL_NONE) {
                 rep.outcome = INJECT_REFUSED;
                 rep.refusal = j.abort_refusal;
-        } else if (r == -ESRCH || pidfd_alive(j.pidfd) == 0) {
+        } else if (r == -ESRCH || inject_pidfd_alive(j.pidfd) == 0) {
                 rep.outcome = INJECT_VANISHED;
         } else if (r < 0) {
                 rep.outcome = INJECT_FAILED;

@@ -79,6 +79,11 @@ const char *inject_outcome_to_string(InjectOutcome o);
  * a bad request or a PID that is a thread. */
 int inject_migrate_pages(int pidfd, pid_t pid, const unsigned long *nodes, InjectReport *ret);
 
+/* 1 while the pidfd's process has not exited, 0 once it has (a zombie
+ * too), or a negative errno. Unlike a signal 0, it needs no right to
+ * signal the process. */
+int inject_pidfd_alive(int pidfd);
+
 typedef struct InjectQuery {
         char exe[4096];      /* "" for none (a kernel thread) */
         int ksm;             /* 1 when some mapping has `mg`, 0 none, -1 unreadable */
