@@ -1424,18 +1424,11 @@ static void load_records(ProcessWatch *w) {
                 uint64_t start = g_ascii_strtoull(f[1], NULL, 10);
                 if (pid <= 0 || read_start_time(pid, &t) < 0 || t != start)
                         continue; /* exited while policyd was not running */
-                ProcessRecord *r = g_new0(ProcessRecord, 1);
-                r->watch = w;
-                r->pid = pid;
-                r->start_time = start;
-                r->pidfd = -1;
-                r->step.ksm = -1;
+                ProcessRecord *r = record_new(w, pid, start, NULL);
                 r->applied.ksm = (int) g_ascii_strtoll(f[2], NULL, 10) == 1 ? 1 : -1;
                 r->applied.mempolicy = streq(f[3], "-") ? NULL : g_strdup(f[3]);
                 r->method = PROCESS_INJECTED;
                 r->detail = g_strdup("set by policyd before it restarted");
-                r->generation = 0;
-                g_hash_table_replace(w->records, GINT_TO_POINTER(pid), r);
                 track_exit(w, r);
                 loaded++;
         }

@@ -146,74 +146,69 @@ char *process_migration_for(const PolicySet *set, const GPtrArray *memberships, 
         return TAKE_PTR(nodes);
 }
 
-bool policy_set_has_numa_nodes(const PolicySet *set) {
-        GHashTableIter it;
-        gpointer value;
-
-        g_hash_table_iter_init(&it, set->groups);
-        while (g_hash_table_iter_next(&it, NULL, &value))
-                if (((const PolicyGroup *) value)->knobs[KNOB_NUMA_NODES].set)
-                        return true;
-        return false;
-}
-
 static bool group_has_process_knobs(const PolicyGroup *g) {
         return g && (g->knobs[KNOB_KSM].set || g->knobs[KNOB_NUMA_POLICY].set);
 }
 
-bool process_knobs_wanted(const PolicySet *set, const GPtrArray *memberships) {
-        for (guint i = 0; memberships && i < memberships->len; i++) {
-                const Membership *mb = g_ptr_array_index(memberships, i);
-                if (group_has_process_knobs(policy_set_get(set, mb->group)))
-                        return true;
-        }
-        return false;
-}
+typedef bool (*GroupTest)(const PolicyGroup *g);
 
-bool process_knobs_reach_running(const PolicySet *set, const GPtrArray *memberships) {
+/* Whether the group of some membership passes the test. */
+static bool some_member_group(const PolicySet *set, const GPtrArray *memberships, GroupTest test) {
         for (guint i = 0; memberships && i < memberships->len; i++) {
                 const Membership *mb = g_ptr_array_index(memberships, i);
                 const PolicyGroup *g = policy_set_get(set, mb->group);
-                if (group_has_process_knobs(g) && g->apply_to_running)
+                if (g && test(g))
                         return true;
         }
         return false;
 }
 
-bool policy_set_has_process_knobs(const PolicySet *set) {
+/* Whether some loaded group passes the test. */
+static bool some_group(const PolicySet *set, GroupTest test) {
         GHashTableIter it;
         gpointer value;
 
         g_hash_table_iter_init(&it, set->groups);
         while (g_hash_table_iter_next(&it, NULL, &value))
-                if (group_has_process_knobs(value))
+                if (test(value))
                         return true;
         return false;
+}
+
+static bool group_reaches_running(const PolicyGroup *g) {
+        return group_has_process_knobs(g) && g->apply_to_running;
 }
 
 static bool group_follows_exec(const PolicyGroup *g) {
-        return group_has_process_knobs(g) && g->apply_to_running && g->match_executables &&
-               g->match_executables->len > 0;
+        return group_reaches_running(g) && g->match_executables && g->match_executables->len > 0;
+}
+
+static bool group_sets_numa_nodes(const PolicyGroup *g) {
+        return g->knobs[KNOB_NUMA_NODES].set;
+}
+
+bool policy_set_has_numa_nodes(const PolicySet *set) {
+        return some_group(set, group_sets_numa_nodes);
+}
+
+bool process_knobs_wanted(const PolicySet *set, const GPtrArray *memberships) {
+        return some_member_group(set, memberships, group_has_process_knobs);
+}
+
+bool process_knobs_reach_running(const PolicySet *set, const GPtrArray *memberships) {
+        return some_member_group(set, memberships, group_reaches_running);
+}
+
+bool policy_set_has_process_knobs(const PolicySet *set) {
+        return some_group(set, group_has_process_knobs);
 }
 
 bool process_knobs_follow_exec(const PolicySet *set, const GPtrArray *memberships) {
-        for (guint i = 0; memberships && i < memberships->len; i++) {
-                const Membership *mb = g_ptr_array_index(memberships, i);
-                if (group_follows_exec(policy_set_get(set, mb->group)))
-                        return true;
-        }
-        return false;
+        return some_member_group(set, memberships, group_follows_exec);
 }
 
 bool policy_set_has_knobs_following_exec(const PolicySet *set) {
-        GHashTableIter it;
-        gpointer value;
-
-        g_hash_table_iter_init(&it, set->groups);
-        while (g_hash_table_iter_next(&it, NULL, &value))
-                if (group_follows_exec(value))
-                        return true;
-        return false;
+        return some_group(set, group_follows_exec);
 }
 
 void process_step_for(const ProcessWant *want, const ProcessKnobs *current, const ProcessKnobs *applied,
