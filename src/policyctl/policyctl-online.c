@@ -384,6 +384,7 @@ int bad_reply(const char *method, int r) {
 typedef struct DaemonState {
         char *version;
         char *processes;
+        char *attributes;
         bool dry_run;
         uint32_t n_groups, n_members, n_errors, n_warnings, n_need_daemon_reload;
         uint64_t last_reload_usec;
@@ -392,6 +393,7 @@ typedef struct DaemonState {
 static void daemon_state_done(DaemonState *s) {
         g_free(s->version);
         g_free(s->processes);
+        g_free(s->attributes);
 }
 
 /* The reply to Properties.GetAll. */
@@ -418,6 +420,12 @@ static int parse_daemon_state(sd_bus_message *reply, DaemonState *ret) {
                         if (r >= 0) {
                                 g_free(s.processes);
                                 s.processes = g_strdup(str);
+                        }
+                } else if (streq(name, "Attributes")) {
+                        r = sd_bus_message_read(reply, "v", "s", &str);
+                        if (r >= 0) {
+                                g_free(s.attributes);
+                                s.attributes = g_strdup(str);
                         }
                 } else if (streq(name, "DryRun")) {
                         r = sd_bus_message_read(reply, "v", "b", &b);
@@ -537,6 +545,8 @@ static void print_status_json(const DaemonState *s, const GPtrArray *groups) {
                                s->n_need_daemon_reload);
         json_append_field(out, "processes", s->processes, true);
         g_string_append_c(out, ',');
+        json_append_field(out, "attributes", s->attributes, true);
+        g_string_append_c(out, ',');
         json_append_key(out, "last_reload_usec");
         if (s->last_reload_usec > 0)
                 g_string_append_printf(out, "%" PRIu64, s->last_reload_usec);
@@ -576,6 +586,8 @@ static void print_status_text(const DaemonState *s, const GPtrArray *groups) {
                s->n_errors + s->n_warnings > 0 ? " (see: policyctl verify)" : "");
         if (s->processes)
                 printf("   Processes: %s\n", s->processes);
+        if (s->attributes)
+                printf("  Attributes: %s\n", s->attributes);
         if (s->n_need_daemon_reload > 0)
                 printf("   Generator: %" PRIu32 " %s unit files name changed groups: run 'systemctl daemon-reload'\n"
                        "              (or 'policyctl reload --daemon-reload') for their exec-time settings\n",

@@ -2,6 +2,7 @@
 #include <errno.h>
 
 #include "apply.h"
+#include "attr-watch.h"
 #include "bus-api.h"
 #include "gather.h"
 #include "log.h"
@@ -480,6 +481,7 @@ void subject_apply(Subject *s) {
         g_autoptr(Resolution) r = NULL;
         g_autoptr(CgroupPlan) plan = NULL;
         g_autoptr(ApplyReport) report = NULL;
+        g_autofree char *attributes_seen = NULL;
         const char *who = subject_name(s);
         int k;
 
@@ -487,6 +489,7 @@ void subject_apply(Subject *s) {
                 subject_forget_cgroup(s);
                 subject_keep_resolution(s, NULL);
                 process_watch_subject_gone(m->processes, subject_key(s));
+                attr_watch_subject_gone(m->attributes, subject_key(s));
                 return;
         }
         if (cgroup_path_validate(s->cgroup) < 0) {
@@ -494,11 +497,14 @@ void subject_apply(Subject *s) {
                 return;
         }
 
-        k = subject_resolve(s, &r);
+        k = subject_resolve(s, &r, &attributes_seen);
         if (k < 0) {
                 log_context(LOG_WARNING, k, who, NULL, NULL, 0, "Failed to resolve policy groups: %m");
                 return;
         }
+        g_free(s->attributes_seen);
+        s->attributes_seen = TAKE_PTR(attributes_seen);
+        attr_watch_subject_applied(m->attributes, s);
 
         log_notes(s, r, s->notes);
         if (!same_groups(r, s)) {

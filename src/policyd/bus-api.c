@@ -3,6 +3,7 @@
 #include <inttypes.h>
 
 #include "assign.h"
+#include "attr-watch.h"
 #include "bus-api.h"
 #include "bus-util.h"
 #include "conf-parse.h"
@@ -209,7 +210,7 @@ static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *err
                                          arg);
         /* Resolved again with what is known now: policyd keeps no knobs. */
         g_autoptr(Resolution) res = NULL;
-        r = subject_resolve(s, &res);
+        r = subject_resolve(s, &res, NULL);
         if (r < 0)
                 return sd_bus_error_set_errnof(error, r, "Failed to resolve the groups of %s: %m", arg);
 
@@ -465,6 +466,10 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
                 g_autofree char *text = process_watch_describe(m->processes);
                 return sd_bus_message_append(reply, "s", text);
         }
+        if (streq(property, "Attributes")) {
+                g_autofree char *text = attr_watch_describe(m->attributes);
+                return sd_bus_message_append(reply, "s", text);
+        }
         if (streq(property, "NMembers")) {
                 unsigned n = 0;
                 GHashTableIter it;
@@ -489,6 +494,7 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_PROPERTY("NConfigErrors", "u", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("NConfigWarnings", "u", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Processes", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION),
+        SD_BUS_PROPERTY("Attributes", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION),
         SD_BUS_PROPERTY("NUnitsNeedDaemonReload", "u", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION),
         SD_BUS_METHOD_WITH_NAMES("ListGroups", NULL, , "a(suss)", SD_BUS_PARAM(groups), method_list_groups,
                                  SD_BUS_VTABLE_UNPRIVILEGED),

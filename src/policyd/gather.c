@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
@@ -20,10 +21,15 @@ void candidate_data_clear(CandidateData *d) {
         if (d->excluded)
                 g_ptr_array_unref(d->excluded);
         g_strfreev(d->self_requests);
+        g_free(d->attributes_seen);
 }
 
-/* user.* xattrs of a cgroup as "name=value", through its open directory. */
-static GPtrArray *read_user_xattrs(int fd) {
+/* user.* xattrs of a cgroup as "name=value", through its open directory,
+ * sorted. Left out: policyd's own names (never matched), and what it wrote
+ * itself from [Attributes] (its output is no input: otherwise one group's
+ * attributes could pull a cgroup into another, and that one's push it
+ * out again). */
+static GPtrArray *read_user_xattrs(int fd, const CgroupRecord *record) {
         GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
         char names[65536];
         ssize_t n = flistxattr(fd, names, sizeof(names));
@@ -31,14 +37,17 @@ static GPtrArray *read_user_xattrs(int fd) {
         for (ssize_t i = 0; n > 0 && i < n; i += (ssize_t) strlen(names + i) + 1) {
                 const char *name = names + i;
                 char value[4096];
-                if (!g_str_has_prefix(name, "user."))
+                if (!g_str_has_prefix(name, "user.") || g_str_has_prefix(name, POLICY_XATTR_PREFIX))
                         continue;
                 ssize_t k = fgetxattr(fd, name, value, sizeof(value) - 1);
                 if (k < 0)
                         continue;
                 value[k] = '\0';
+                if (cgroup_record_wrote_xattr(record, name, value))
+                        continue;
                 g_ptr_array_add(out, g_strdup_printf("%s=%s", name, value));
         }
+        g_ptr_array_sort(out, strcmp_ptr);
         g_ptr_array_add(out, NULL);
         return out;
 }
@@ -90,42 +99,43 @@ static void read_unit_groups(Subject *s) {
         s->unit_groups_read = true;
 }
 
-void gather_candidate(Subject *s, CandidateData *d) {
+/* What matching reads of a cgroup's attributes and owner, as one string to
+ * compare: of the xattrs, only those some group's XAttr= names, so that
+ * systemd's user.invocation_id, new at each start, changes nothing. */
+static char *attributes_seen(const PolicySet *set, const CandidateData *d, const char *request) {
+        GString *out = g_string_new(NULL);
+
+        if (d->c.owner_known)
+                g_string_append_printf(out, "owner=%" PRIu32 "\n", d->c.owner_uid);
+        for (const char *const *x = d->c.xattrs; x && *x; x++) {
+                g_autofree char *name = g_strndup(*x, strcspn(*x, "="));
+                if (policy_set_reads_xattr(set, name))
+                        g_string_append_printf(out, "%s\n", *x);
+        }
+        if (request)
+                g_string_append_printf(out, "%s=%s\n", POLICY_REQUEST_XATTR, request);
+        return g_string_free(out, false);
+}
+
+void gather_attributes(Subject *s, CandidateData *d) {
         Manager *m = s->manager;
         g_autofree char *path = g_build_filename(m->cgroup_root, s->cgroup, NULL);
         /* One open directory for the owner and every xattr. */
         _cleanup_close_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
         struct stat st;
 
-        d->slices = unit_slice_chain(s->slice);
-        d->c.unit = s->unit;
-        d->c.slices = (const char *const *) d->slices;
-        d->c.cgroup = s->cgroup;
-        d->c.user = s->user;
-
         if (fd >= 0 && fstat(fd, &st) >= 0) {
                 d->c.owner_known = true;
                 d->c.owner_uid = st.st_uid;
-                d->c.owner_name = user_name_of(m, st.st_uid);
         }
 
         /* user.* xattrs are policy input only where root owns the cgroup:
          * below a delegation boundary, anyone the cgroup was handed to can
          * write them (as systemd-oomd trusts them only on root's cgroups). */
         if (d->c.owner_known && d->c.owner_uid == 0) {
-                d->xattrs = read_user_xattrs(fd);
+                d->xattrs = read_user_xattrs(fd, s->record);
                 d->c.xattrs = (const char *const *) d->xattrs->pdata;
         }
-
-        if (s->unit) {
-                read_unit_groups(s);
-                d->c.unit_groups = (const char *const *) s->unit_groups;
-        }
-
-        d->runtime = groups_for(m->assignments, s->unit, s->cgroup);
-        d->excluded = groups_for(m->exclusions, s->unit, s->cgroup);
-        d->c.runtime_groups = (const char *const *) d->runtime->pdata;
-        d->c.runtime_excluded = (const char *const *) d->excluded->pdata;
 
         /* Self-requests are honoured only on a delegated cgroup, and only as
          * written by its owner: systemd hands the directory to the unit's
@@ -139,6 +149,31 @@ void gather_candidate(Subject *s, CandidateData *d) {
                 d->c.self_request_trusted =
                         streq_ptr(g_hash_table_lookup(s->unit_properties, "Delegate"), "yes") && d->c.owner_known;
         }
+        d->attributes_seen = attributes_seen(m->policies, d, k > 0 ? request : NULL);
+}
+
+void gather_candidate(Subject *s, CandidateData *d) {
+        Manager *m = s->manager;
+
+        d->slices = unit_slice_chain(s->slice);
+        d->c.unit = s->unit;
+        d->c.slices = (const char *const *) d->slices;
+        d->c.cgroup = s->cgroup;
+        d->c.user = s->user;
+
+        gather_attributes(s, d);
+        if (d->c.owner_known)
+                d->c.owner_name = user_name_of(m, d->c.owner_uid);
+
+        if (s->unit) {
+                read_unit_groups(s);
+                d->c.unit_groups = (const char *const *) s->unit_groups;
+        }
+
+        d->runtime = groups_for(m->assignments, s->unit, s->cgroup);
+        d->excluded = groups_for(m->exclusions, s->unit, s->cgroup);
+        d->c.runtime_groups = (const char *const *) d->runtime->pdata;
+        d->c.runtime_excluded = (const char *const *) d->excluded->pdata;
 }
 
 PlanFlags gather_plan_flags(Subject *s) {
@@ -154,12 +189,14 @@ PlanFlags gather_plan_flags(Subject *s) {
         return g_strv_contains((const char *const *) names, "cpuset") ? 0 : PLAN_NO_CPUSET;
 }
 
-int subject_resolve(Subject *s, Resolution **ret) {
+int subject_resolve(Subject *s, Resolution **ret, char **ret_attributes_seen) {
         CandidateData d = {};
         int r;
 
         gather_candidate(s, &d);
         r = resolve_candidate(s->manager->policies, &d.c, ret);
+        if (r >= 0 && ret_attributes_seen)
+                *ret_attributes_seen = TAKE_PTR(d.attributes_seen);
         candidate_data_clear(&d);
         return r;
 }

@@ -15,9 +15,13 @@ typedef struct CandidateData {
         GPtrArray *runtime;
         GPtrArray *excluded;
         char **self_requests;
+        char *attributes_seen; /* owner, the xattrs read and the self-request, to compare */
 } CandidateData;
 
 void gather_candidate(Subject *s, CandidateData *d);
+/* Only the part read from the cgroup directory: owner, xattrs and
+ * self-request (attr-watch.c compares it with the last apply's). */
+void gather_attributes(Subject *s, CandidateData *d);
 void candidate_data_clear(CandidateData *d);
 
 /* How cgroup_plan_build() must treat the subject's cgroup: systemd's unit,
@@ -25,5 +29,6 @@ void candidate_data_clear(CandidateData *d);
  * cgroup.controllers; unreadable counts as having it). */
 PlanFlags gather_plan_flags(Subject *s);
 
-/* Gathers, then resolves: the subject's groups and desired state now. */
-int subject_resolve(Subject *s, Resolution **ret);
+/* Gathers, then resolves: the subject's groups and desired state now, and
+ * (ret_attributes_seen not NULL) what its cgroup's attributes said. */
+int subject_resolve(Subject *s, Resolution **ret, char **ret_attributes_seen);

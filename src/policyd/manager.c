@@ -8,9 +8,11 @@
 #include <systemd/sd-daemon.h>
 
 #include "apply.h"
+#include "attr-watch.h"
 #include "bus-api.h"
 #include "bus-util.h"
 #include "exec-watch.h"
+#include "gather.h"
 #include "log.h"
 #include "manager.h"
 #include "process-watch.h"
@@ -149,6 +151,7 @@ void manager_forget_unit(Manager *m, const char *unit) {
          * grow with units that never come back). */
         subject_forget_cgroup(s);
         process_watch_subject_gone(m->processes, unit);
+        attr_watch_subject_gone(m->attributes, unit);
         bool transient = streq_ptr(g_hash_table_lookup(s->unit_properties, "Transient"), "yes");
         if (transient && s->property_records->len > 0) {
                 log_context(LOG_DEBUG, 0, unit, NULL, NULL, 0,
@@ -170,6 +173,23 @@ void manager_forget_unit(Manager *m, const char *unit) {
                 }
         }
         g_hash_table_remove(m->subjects, unit);
+}
+
+void manager_cgroup_attributes_changed(Manager *m, const char *key) {
+        Subject *s = manager_find_subject(m, key);
+        CandidateData d = {};
+        bool same;
+
+        if (!s || isempty(s->cgroup) || !subject_is_running(s))
+                return;
+        gather_attributes(s, &d);
+        same = streq_ptr(d.attributes_seen, s->attributes_seen);
+        candidate_data_clear(&d);
+        if (same)
+                return;
+        log_context(LOG_DEBUG, 0, subject_name(s), NULL, NULL, 0, "Attributes of cgroup %s changed: resolving again",
+                    s->cgroup);
+        subject_apply(s);
 }
 
 void manager_systemd_reloaded(Manager *m) {
@@ -349,6 +369,7 @@ int manager_reload(Manager *m) {
         manager_update_rescan_timer(m);
         process_watch_policies_changed(m->processes);
         exec_watch_policies_changed(m->exec_events);
+        attr_watch_policies_changed(m->attributes);
         if (!m->started)
                 return 0;
         bus_api_emit_reloaded(m);
@@ -549,6 +570,9 @@ int manager_new(const char *cgroup_root, bool dry_run, bool once, Manager **ret)
         r = exec_watch_new(m, &m->exec_events);
         if (r < 0)
                 return log_error_errno(r, "Failed to set up exec events: %m");
+        r = attr_watch_new(m, &m->attributes);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up the attribute watch: %m");
 
         r = state_load_assignments(m->state_dir, m->assignments, m->exclusions);
         if (r < 0)
@@ -568,8 +592,9 @@ Manager *manager_free(Manager *m) {
         sweep_state_done(&m->sweep);
         /* Before the process layer, which it feeds. */
         m->exec_events = exec_watch_free(m->exec_events);
-        /* Before the subjects, which tell it when they go. */
+        /* Before the subjects, which tell them when they go. */
         m->processes = process_watch_free(m->processes);
+        m->attributes = attr_watch_free(m->attributes);
         g_hash_table_unref(m->user_names);
         g_hash_table_unref(m->subjects);
         g_hash_table_unref(m->assignments);

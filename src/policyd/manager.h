@@ -19,6 +19,8 @@
  *   process-watch.c  the processes of member cgroups: KSM= and NUMAPolicy=
  *                    through the injector helper (inject-client.c)
  *   exec-watch.c     exec events from the proc connector, for Executable=
+ *   attr-watch.c     changes of cgroup xattrs, for [Match] XAttr= and
+ *                    self-requests
  * bus-api.c marshals our D-Bus interface; assign.c keeps runtime
  * assignments. */
 
@@ -39,6 +41,7 @@
 
 typedef struct ProcessWatch ProcessWatch;
 typedef struct ExecWatch ExecWatch;
+typedef struct AttrWatch AttrWatch;
 
 #define POLICYD_STATE_DIR "/run/policyd"
 
@@ -74,6 +77,7 @@ struct Manager {
         SweepState sweep;
         ProcessWatch *processes;   /* KSM= and NUMAPolicy= in running processes */
         ExecWatch *exec_events;    /* the proc connector, for Executable= (feeds processes) */
+        AttrWatch *attributes;     /* xattr changes of subjects' cgroups */
         unsigned reconnect_attempt;
         sd_event_source *reconnect_timer;
         sd_event_source *rescan_timer;
@@ -97,6 +101,9 @@ void manager_refresh_all(Manager *m);
 /* systemd finished a daemon-reload: generator drop-ins are fresh again. */
 void manager_systemd_reloaded(Manager *m);
 void manager_forget_unit(Manager *m, const char *unit);
+/* The xattrs, owner or mode of the subject's cgroup changed (attr-watch.c):
+ * applies again if what matching reads of them changed. */
+void manager_cgroup_attributes_changed(Manager *m, const char *key);
 
 Subject *manager_find_subject(Manager *m, const char *key);
 /* The subject whose cgroup this is, or NULL. */

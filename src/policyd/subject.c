@@ -45,6 +45,7 @@ Subject *subject_free(Subject *s) {
         g_free(s->active_state);
         g_strfreev(s->unit_groups);
         g_free(s->no_space_logged);
+        g_free(s->attributes_seen);
         g_hash_table_unref(s->unit_properties);
         subject_keep_resolution(s, NULL);
         cgroup_record_free(s->record);

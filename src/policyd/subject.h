@@ -66,6 +66,7 @@ typedef struct Subject {
          * file follows (systemd does not write it for a running unit). */
         GHashTable *relied_properties;
 
+        char *attributes_seen;       /* of the cgroup, at the last resolution (gather_attributes()) */
         char *no_space_logged;       /* the xattrs last reported as not fitting */
         PlanFlags plan_flags;        /* of the last apply (gather_plan_flags()) */
         bool needs_daemon_reload;    /* a group its unit file names changed since systemd last ran the generator */

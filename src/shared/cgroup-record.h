@@ -35,6 +35,9 @@ int cgroup_record_parse(const char *text, CgroupRecord **ret);
 
 /* The item for backend and target, and its index; NULL if there is none. */
 AppliedItem *cgroup_record_find(const CgroupRecord *r, Backend b, const char *target, guint *ret_index);
+/* Whether the xattr name=value is policyd's own output on this cgroup: it
+ * wrote that value, and the value was not there before it. */
+bool cgroup_record_wrote_xattr(const CgroupRecord *r, const char *name, const char *value);
 /* Whether target is something policyd may write for backend: a user.*
  * xattr, or a plain file name, within NAME_MAX. */
 bool cgroup_record_target_is_valid(Backend b, const char *target);

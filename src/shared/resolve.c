@@ -142,6 +142,39 @@ static bool match_xattr(const char *word, const Candidate *c) {
         return false;
 }
 
+bool policy_set_reads_attributes(const PolicySet *set) {
+        GHashTableIter it;
+        gpointer value;
+
+        g_hash_table_iter_init(&it, set->groups);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                const PolicyGroup *g = value;
+                if (g->allow_self_assign)
+                        return true;
+                for (guint i = 0; g->match_xattrs && i < g->match_xattrs->len; i++)
+                        if (!isempty(g_ptr_array_index(g->match_xattrs, i)))
+                                return true;
+        }
+        return false;
+}
+
+bool policy_set_reads_xattr(const PolicySet *set, const char *name) {
+        GHashTableIter it;
+        gpointer value;
+        size_t n = strlen(name);
+
+        g_hash_table_iter_init(&it, set->groups);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                const PolicyGroup *g = value;
+                for (guint i = 0; g->match_xattrs && i < g->match_xattrs->len; i++) {
+                        const char *word = g_ptr_array_index(g->match_xattrs, i);
+                        if (strncmp(word, name, n) == 0 && (word[n] == '\0' || word[n] == '='))
+                                return true;
+                }
+        }
+        return false;
+}
+
 typedef bool (*MatchWord)(const char *word, const Candidate *c);
 
 static bool match_any(const GPtrArray *words, MatchWord f, const Candidate *c) {

@@ -85,6 +85,13 @@ int resolve_candidate(const PolicySet *set, const Candidate *c, Resolution **ret
  * level and does not take part. */
 bool policy_group_matches(const PolicyGroup *g, const Candidate *c);
 
+/* Whether some group reads a cgroup's attributes: [Match] XAttr=, or
+ * AllowSelfAssign=yes (the user.policy.request attribute). Only then do
+ * their changes matter. */
+bool policy_set_reads_attributes(const PolicySet *set);
+/* Whether some group's [Match] XAttr= names the attribute name. */
+bool policy_set_reads_xattr(const PolicySet *set, const char *name);
+
 /* Where several member groups set one thing: the highest Priority wins, a
  * tie goes to the name last in lexical order. holder NULL: nothing yet. */
 bool policy_group_beats(const PolicyGroup *challenger, const PolicyGroup *holder);

@@ -176,10 +176,13 @@ grep -qE '^alpha +100 +0 +Alpha test group$' <<< "$out" && grep -qE '^beta +250 
 check_json "status --json is one object with the daemon's state and the groups" '
 import time
 assert set(d) == {"version", "dry_run", "n_groups", "n_members", "config_errors", "config_warnings",
-                  "units_need_daemon_reload", "processes", "last_reload_usec", "last_reload", "groups"}, sorted(d)
+                  "units_need_daemon_reload", "processes", "attributes", "last_reload_usec", "last_reload",
+                  "groups"}, sorted(d)
 assert d["units_need_daemon_reload"] == 0, d
 # alpha sets KSM=: the process layer is on, and no unit runs under this fake systemd.
 assert d["processes"].startswith("inotify on 0 cgroups (members whose groups set KSM=, NUMAPolicy= or NUMANodes=)"), d["processes"]
+# No group matches on XAttr= or allows self-requests: no attribute is read.
+assert d["attributes"].startswith("not watched: no group has [Match] XAttr="), d["attributes"]
 assert d["dry_run"] is False and d["n_groups"] == 3 and d["n_members"] == 0, d
 assert d["config_errors"] == 1 and d["config_warnings"] == 1, d
 assert abs(d["last_reload_usec"] / 1e6 - time.time()) < 120, d["last_reload_usec"]

@@ -773,6 +773,37 @@ static void test_candidate_needs_absolute_cgroup(void) {
         }
 }
 
+static void test_set_reads_attributes(void) {
+        g_autoptr(PolicySet) set = policy_set_new();
+        PolicyGroup *g = group(set, "plain", 100);
+
+        words(g->match_units, "a.service");
+        g_assert_false(policy_set_reads_attributes(set));
+        /* Writing attributes is not reading them. */
+        attr(g, "user.slo.class=batch", "/etc/policy.d/plain.policy:9");
+        g_assert_false(policy_set_reads_attributes(set));
+
+        PolicyGroup *self = group(set, "self", 100);
+        self->allow_self_assign = true;
+        g_assert_true(policy_set_reads_attributes(set));
+        self->allow_self_assign = false;
+        g_assert_false(policy_set_reads_attributes(set));
+
+        /* An emptied key takes no part. */
+        g_ptr_array_add(g->match_xattrs, g_strdup(""));
+        g_assert_false(policy_set_reads_attributes(set));
+        words(g->match_xattrs, "user.xdg.inactive-since");
+        g_assert_true(policy_set_reads_attributes(set));
+
+        /* By name, whether the word has a value or not. */
+        words(g->match_xattrs, "user.slo.class=batch");
+        g_assert_true(policy_set_reads_xattr(set, "user.xdg.inactive-since"));
+        g_assert_true(policy_set_reads_xattr(set, "user.slo.class"));
+        g_assert_false(policy_set_reads_xattr(set, "user.slo"));
+        g_assert_false(policy_set_reads_xattr(set, "user.slo.class.x"));
+        g_assert_false(policy_set_reads_xattr(set, "user.invocation_id"));
+}
+
 static void test_free_accepts_null(void) {
         g_assert_null(resolution_free(NULL));
 }
@@ -826,6 +857,7 @@ int main(int argc, char *argv[]) {
         g_test_add_func("/resolve/tag/empty-without-members", test_tag_empty_without_members);
         g_test_add_func("/resolve/has-group", test_has_group);
         g_test_add_func("/resolve/errors/candidate-needs-absolute-cgroup", test_candidate_needs_absolute_cgroup);
+        g_test_add_func("/resolve/set-reads-attributes", test_set_reads_attributes);
         g_test_add_func("/resolve/free-accepts-null", test_free_accepts_null);
 
         return g_test_run();

@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdio.h>
+#include <sys/inotify.h>
+
+#include "attr-watch.h"
+#include "cgroup-apply.h"
+#include "log.h"
+#include "manager.h"
+#include "util.h"
+
+/* One parent directory, watched for all its children that are subjects. */
+typedef struct WatchedParent {
+        int wd;
+        char *cgroup;
+        unsigned users;
+} WatchedParent;
+
+/* One subject's cgroup, and the parent that reports it. */
+typedef struct WatchedChild {
+        char *key;
+        char *cgroup;
+        WatchedParent *parent;
+} WatchedChild;
+
+struct AttrWatch {
+        Manager *manager;
+        int inotify_fd;
+        sd_event_source *source;
+        bool armed;
+        char *unavailable;      /* why a watch failed, said once; NULL: none failed */
+        GHashTable *children;   /* subject key → WatchedChild*, owned */
+        GHashTable *by_cgroup;  /* cgroup → WatchedChild*, borrowed */
+        GHashTable *parents;    /* parent cgroup → WatchedParent*, owned */
+        GHashTable *by_wd;      /* wd → WatchedParent*, borrowed */
+};
+
+static void watched_parent_free(void *p) {
+        WatchedParent *parent = p;
+        g_free(parent->cgroup);
+        g_free(parent);
+}
+
+static void watched_child_free(void *p) {
+        WatchedChild *c = p;
+        g_free(c->key);
+        g_free(c->cgroup);
+        g_free(c);
+}
+
+/* "/a/b" → "/a"; "/a" → "/". */
+static char *cgroup_parent(const char *cgroup) {
+        const char *slash = strrchr(cgroup, '/');
+        return slash == cgroup ? g_strdup("/") : g_strndup(cgroup, (size_t) (slash - cgroup));
+}
+
+static void drop_parent(AttrWatch *w, WatchedParent *parent, bool remove_watch) {
+        if (remove_watch)
+                (void) inotify_rm_watch(w->inotify_fd, parent->wd);
+        g_hash_table_remove(w->by_wd, GINT_TO_POINTER(parent->wd));
+        g_hash_table_remove(w->parents, parent->cgroup); /* frees it */
+}
+
+static void unwatch_child(AttrWatch *w, const char *key) {
+        WatchedChild *c = g_hash_table_lookup(w->children, key);
+
+        if (!c)
+                return;
+        if (c->parent && --c->parent->users == 0)
+                drop_parent(w, c->parent, true);
+        g_hash_table_remove(w->by_cgroup, c->cgroup);
+        g_hash_table_remove(w->children, key); /* frees it */
+}
+
+static void say_unavailable(AttrWatch *w, const char *cgroup, int error) {
+        if (w->unavailable)
+                return;
+        w->unavailable = g_strdup_printf("cannot watch %s: %s", cgroup, g_strerror(-error));
+        log_warning("Cannot watch cgroup %s for attribute changes (%s): changes of [Match] XAttr= attributes and "
+                    "self-requests there are seen only when the unit is read again%s.",
+                    cgroup, g_strerror(-error), error == -ENOSPC ? "; raise fs.inotify.max_user_watches" : "");
+}
+
+static WatchedParent *watch_parent(AttrWatch *w, const char *cgroup) {
+        WatchedParent *parent = g_hash_table_lookup(w->parents, cgroup);
+        _cleanup_close_ int dir_fd = -1;
+        char path[64];
+        int k, wd;
+
+        if (parent)
+                return parent;
+        /* Through the careful walk's fd: no symlink on the way. */
+        k = cgroup_open_dir(w->manager->cgroup_root, cgroup, &dir_fd);
+        if (k < 0) {
+                if (!errno_is_vanished(k))
+                        say_unavailable(w, cgroup, k);
+                return NULL;
+        }
+        snprintf(path, sizeof(path), "/proc/self/fd/%d", dir_fd);
+        wd = inotify_add_watch(w->inotify_fd, path, IN_ATTRIB | IN_ONLYDIR);
+        if (wd < 0) {
+                say_unavailable(w, cgroup, negative_errno());
+                return NULL;
+        }
+        /* The same directory under another name (it cannot be, on
+         * cgroupfs, but the kernel would hand back the same wd). */
+        WatchedParent *same = g_hash_table_lookup(w->by_wd, GINT_TO_POINTER(wd));
+        if (same) {
+                same->users++;
+                return same;
+        }
+        parent = g_new0(WatchedParent, 1);
+        parent->wd = wd;
+        parent->cgroup = g_strdup(cgroup);
+        g_hash_table_insert(w->parents, parent->cgroup, parent);
+        g_hash_table_insert(w->by_wd, GINT_TO_POINTER(wd), parent);
+        return parent;
+}
+
+void attr_watch_subject_applied(AttrWatch *w, const Subject *s) {
+        const char *key = subject_key(s);
+        WatchedChild *c;
+
+        if (!w || !w->armed || isempty(s->cgroup) || streq(s->cgroup, "/"))
+                return;
+        c = g_hash_table_lookup(w->children, key);
+        if (c && streq(c->cgroup, s->cgroup))
+                return; /* every apply comes here: the usual case is this one */
+        unwatch_child(w, key);
+
+        g_autofree char *parent_cgroup = cgroup_parent(s->cgroup);
+        WatchedParent *parent = watch_parent(w, parent_cgroup);
+        if (!parent)
+                return;
+        parent->users++;
+        c = g_new0(WatchedChild, 1);
+        c->key = g_strdup(key);
+        c->cgroup = g_strdup(s->cgroup);
+        c->parent = parent;
+        g_hash_table_insert(w->children, c->key, c);
+        g_hash_table_insert(w->by_cgroup, c->cgroup, c);
+}
+
+void attr_watch_subject_gone(AttrWatch *w, const char *key) {
+        if (w)
+                unwatch_child(w, key);
+}
+
+static void unwatch_all(AttrWatch *w) {
+        GHashTableIter it;
+        gpointer value;
+
+        g_hash_table_iter_init(&it, w->parents);
+        while (g_hash_table_iter_next(&it, NULL, &value))
+                (void) inotify_rm_watch(w->inotify_fd, ((WatchedParent *) value)->wd);
+        g_hash_table_remove_all(w->by_cgroup);
+        g_hash_table_remove_all(w->children);
+        g_hash_table_remove_all(w->by_wd);
+        g_hash_table_remove_all(w->parents);
+}
+
+/* Hands each changed cgroup's subject to the manager, by a copy of its key:
+ * applying may drop or replace the entry. */
+static void changed(AttrWatch *w, const char *key) {
+        g_autofree char *copy = g_strdup(key);
+        manager_cgroup_attributes_changed(w->manager, copy);
+}
+
+static void changed_all(AttrWatch *w) {
+        g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func(g_free);
+        GHashTableIter it;
+        gpointer key;
+
+        g_hash_table_iter_init(&it, w->children);
+        while (g_hash_table_iter_next(&it, &key, NULL))
+                g_ptr_array_add(keys, g_strdup(key));
+        for (guint i = 0; i < keys->len; i++)
+                changed(w, g_ptr_array_index(keys, i));
+}
+
+static int on_inotify(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
+        AttrWatch *w = userdata;
+        char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+
+        for (;;) {
+                ssize_t n = read(fd, buf, sizeof(buf));
+                if (n <= 0)
+                        break;
+                for (char *p = buf; p < buf + n;) {
+                        const struct inotify_event *e = (const struct inotify_event *) p;
+                        WatchedParent *parent = g_hash_table_lookup(w->by_wd, GINT_TO_POINTER(e->wd));
+
+                        p += sizeof(struct inotify_event) + e->len;
+                        if (e->mask & IN_Q_OVERFLOW) {
+                                log_info("Missed cgroup attribute changes (inotify queue overflow): reading every "
+                                         "watched cgroup's attributes again.");
+                                changed_all(w);
+                        } else if (parent && (e->mask & IN_IGNORED)) {
+                                /* The directory is gone, and with it its children:
+                                 * they go as their units do. */
+                                GHashTableIter it;
+                                gpointer value;
+                                g_hash_table_iter_init(&it, w->children);
+                                while (g_hash_table_iter_next(&it, NULL, &value))
+                                        if (((WatchedChild *) value)->parent == parent)
+                                                ((WatchedChild *) value)->parent = NULL;
+                                drop_parent(w, parent, false);
+                        } else if (parent && (e->mask & IN_ATTRIB) && e->len > 0) {
+                                g_autofree char *cgroup = g_strdup_printf(
+                                        "%s/%s", streq(parent->cgroup, "/") ? "" : parent->cgroup, e->name);
+                                const WatchedChild *c = g_hash_table_lookup(w->by_cgroup, cgroup);
+                                if (c)
+                                        changed(w, c->key);
+                        }
+                }
+        }
+        return 0;
+}
+
+void attr_watch_policies_changed(AttrWatch *w) {
+        Manager *m;
+        bool armed;
+
+        if (!w)
+                return;
+        m = w->manager;
+        /* --once applies and exits: no later change could matter. */
+        armed = w->inotify_fd >= 0 && !m->once && policy_set_reads_attributes(m->policies);
+        if (armed == w->armed)
+                return;
+        w->armed = armed;
+        g_clear_pointer(&w->unavailable, g_free);
+        if (!armed) {
+                unwatch_all(w);
+                (void) sd_event_source_set_enabled(w->source, SD_EVENT_OFF);
+                return;
+        }
+        (void) sd_event_source_set_enabled(w->source, SD_EVENT_ON);
+
+        GHashTableIter it;
+        gpointer value;
+        g_hash_table_iter_init(&it, m->subjects);
+        while (g_hash_table_iter_next(&it, NULL, &value))
+                if (subject_is_running(value))
+                        attr_watch_subject_applied(w, value);
+}
+
+char *attr_watch_describe(const AttrWatch *w) {
+        if (!w || w->inotify_fd < 0)
+                return g_strdup("unavailable (no inotify): seen when a unit is read again");
+        if (!w->armed)
+                return g_strdup("not watched: no group has [Match] XAttr= or AllowSelfAssign=yes");
+        return g_strdup_printf("inotify IN_ATTRIB on %u directories, for %u cgroups%s%s%s",
+                               g_hash_table_size(w->parents), g_hash_table_size(w->children),
+                               w->unavailable ? "; unavailable in places (" : "", strempty(w->unavailable),
+                               w->unavailable ? "): seen there when a unit is read again" : "");
+}
+
+int attr_watch_new(Manager *m, AttrWatch **ret) {
+        g_autofree AttrWatch *w = g_new0(AttrWatch, 1);
+        int k;
+
+        w->manager = m;
+        w->children = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, watched_child_free);
+        w->by_cgroup = g_hash_table_new(g_str_hash, g_str_equal);
+        w->parents = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, watched_parent_free);
+        w->by_wd = g_hash_table_new(g_direct_hash, g_direct_equal);
+        w->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        if (w->inotify_fd < 0)
+                log_warning_errno(negative_errno(), "Cannot watch cgroup attributes (inotify: %m): their changes "
+                                                    "are seen only when a unit is read again.");
+        else {
+                k = sd_event_add_io(m->event, &w->source, w->inotify_fd, EPOLLIN, on_inotify, w);
+                if (k < 0) {
+                        attr_watch_free(TAKE_PTR(w));
+                        return k;
+                }
+                (void) sd_event_source_set_enabled(w->source, SD_EVENT_OFF);
+        }
+        *ret = TAKE_PTR(w);
+        return 0;
+}
+
+AttrWatch *attr_watch_free(AttrWatch *w) {
+        if (!w)
+                return NULL;
+        sd_event_source_disable_unref(w->source);
+        g_hash_table_unref(w->by_cgroup);
+        g_hash_table_unref(w->children);
+        g_hash_table_unref(w->by_wd);
+        g_hash_table_unref(w->parents);
+        safe_close(w->inotify_fd);
+        g_free(w->unavailable);
+        g_free(w);
+        return NULL;
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Changes of the attributes of subjects' cgroups, for [Match] XAttr= and
+ * self-requests (user.policy.request): inotify IN_ATTRIB on each cgroup's
+ * parent directory, which names the child whose xattrs, owner or mode
+ * changed. One watch serves every subject of a slice, so their number is
+ * that of the parent directories, not of the units.
+ *
+ * Armed only while some loaded group reads attributes
+ * (policy_set_reads_attributes()). A change is handed to
+ * manager_cgroup_attributes_changed(), which reads the attributes again and
+ * applies only when they differ from those of the last resolution: policyd's
+ * own writes (the group tag, [Attributes]) wake it, but change nothing. */
+
+#include <stdbool.h>
+
+typedef struct Manager Manager;
+typedef struct Subject Subject;
+typedef struct AttrWatch AttrWatch;
+
+int attr_watch_new(Manager *m, AttrWatch **ret);
+AttrWatch *attr_watch_free(AttrWatch *w);
+
+/* The policy set was swapped in: arm (watching every subject's cgroup) or
+ * disarm. */
+void attr_watch_policies_changed(AttrWatch *w);
+/* The subject was resolved with its cgroup: watch it there. */
+void attr_watch_subject_applied(AttrWatch *w, const Subject *s);
+void attr_watch_subject_gone(AttrWatch *w, const char *key);
+
+/* For status: how attribute changes are noticed. */
+char *attr_watch_describe(const AttrWatch *w);
