@@ -504,6 +504,7 @@ void subject_apply(Subject *s) {
         }
         g_free(s->attributes_seen);
         s->attributes_seen = TAKE_PTR(attributes_seen);
+        s->focus_deadline_usec = r->focus_deadline_usec;
         attr_watch_subject_applied(m->attributes, s);
 
         log_notes(s, r, s->notes);

@@ -33,6 +33,10 @@ struct AttrWatch {
         GHashTable *by_cgroup;  /* cgroup → WatchedChild*, borrowed */
         GHashTable *parents;    /* parent cgroup → WatchedParent*, owned */
         GHashTable *by_wd;      /* wd → WatchedParent*, borrowed */
+        /* InactiveFor=: subject key → its deadline (uint64_t*), for those
+         * that wait for one; one timer, at the earliest. */
+        GHashTable *waiting;
+        sd_event_source *deadline_timer;
 };
 
 static void watched_parent_free(void *p) {
@@ -117,12 +121,73 @@ static WatchedParent *watch_parent(AttrWatch *w, const char *cgroup) {
         return parent;
 }
 
+static int on_deadline(sd_event_source *source, uint64_t usec, void *userdata);
+
+static void arm_deadline_timer(AttrWatch *w) {
+        GHashTableIter it;
+        gpointer value;
+        uint64_t next = FOCUS_UNSET;
+        int k;
+
+        g_hash_table_iter_init(&it, w->waiting);
+        while (g_hash_table_iter_next(&it, NULL, &value))
+                next = MIN(next, *(uint64_t *) value);
+        if (next == FOCUS_UNSET) {
+                (void) sd_event_source_set_enabled(w->deadline_timer, SD_EVENT_OFF);
+                return;
+        }
+        if (w->deadline_timer) {
+                k = sd_event_source_set_time(w->deadline_timer, next);
+                if (k >= 0)
+                        k = sd_event_source_set_enabled(w->deadline_timer, SD_EVENT_ONESHOT);
+        } else
+                k = sd_event_add_time(w->manager->event, &w->deadline_timer, CLOCK_MONOTONIC, next, 0, on_deadline, w);
+        if (k < 0)
+                log_warning_errno(k, "Cannot set a timer for InactiveFor=: its groups are joined only when a unit "
+                                     "is read again: %m");
+}
+
+static void set_deadline(AttrWatch *w, const char *key, uint64_t deadline) {
+        if (deadline == FOCUS_UNSET) {
+                g_hash_table_remove(w->waiting, key);
+                return;
+        }
+        uint64_t *at = g_hash_table_lookup(w->waiting, key);
+        if (at && *at == deadline)
+                return;
+        at = g_new(uint64_t, 1);
+        *at = deadline;
+        g_hash_table_replace(w->waiting, g_strdup(key), at);
+        arm_deadline_timer(w);
+}
+
+/* The subjects whose InactiveFor= time has come are resolved again (they
+ * leave the table there, and come back only with a new deadline). */
+static int on_deadline(sd_event_source *source, uint64_t usec, void *userdata) {
+        AttrWatch *w = userdata;
+        g_autoptr(GPtrArray) due = g_ptr_array_new_with_free_func(g_free);
+        GHashTableIter it;
+        gpointer key, value;
+
+        g_hash_table_iter_init(&it, w->waiting);
+        while (g_hash_table_iter_next(&it, &key, &value))
+                if (*(uint64_t *) value <= usec) {
+                        g_ptr_array_add(due, g_strdup(key));
+                        g_hash_table_iter_remove(&it);
+                }
+        for (guint i = 0; i < due->len; i++)
+                manager_cgroup_attributes_changed(w->manager, g_ptr_array_index(due, i), true);
+        arm_deadline_timer(w);
+        return 0;
+}
+
 void attr_watch_subject_applied(AttrWatch *w, const Subject *s) {
         const char *key = subject_key(s);
         WatchedChild *c;
 
         if (!w || !w->armed || isempty(s->cgroup) || streq(s->cgroup, "/"))
                 return;
+        set_deadline(w, key, s->focus_deadline_usec);
         c = g_hash_table_lookup(w->children, key);
         if (c && streq(c->cgroup, s->cgroup))
                 return; /* every apply comes here: the usual case is this one */
@@ -142,8 +207,10 @@ void attr_watch_subject_applied(AttrWatch *w, const Subject *s) {
 }
 
 void attr_watch_subject_gone(AttrWatch *w, const char *key) {
-        if (w)
-                unwatch_child(w, key);
+        if (!w)
+                return;
+        unwatch_child(w, key);
+        g_hash_table_remove(w->waiting, key); /* the timer fires for nothing at most once */
 }
 
 static void unwatch_all(AttrWatch *w) {
@@ -157,13 +224,15 @@ static void unwatch_all(AttrWatch *w) {
         g_hash_table_remove_all(w->children);
         g_hash_table_remove_all(w->by_wd);
         g_hash_table_remove_all(w->parents);
+        g_hash_table_remove_all(w->waiting);
+        (void) sd_event_source_set_enabled(w->deadline_timer, SD_EVENT_OFF);
 }
 
 /* Hands each changed cgroup's subject to the manager, by a copy of its key:
  * applying may drop or replace the entry. */
 static void changed(AttrWatch *w, const char *key) {
         g_autofree char *copy = g_strdup(key);
-        manager_cgroup_attributes_changed(w->manager, copy);
+        manager_cgroup_attributes_changed(w->manager, copy, false);
 }
 
 static void changed_all(AttrWatch *w) {
@@ -250,8 +319,9 @@ char *attr_watch_describe(const AttrWatch *w) {
                 return g_strdup("unavailable (no inotify): seen when a unit is read again");
         if (!w->armed)
                 return g_strdup("not watched: no group has [Match] XAttr= or AllowSelfAssign=yes");
-        return g_strdup_printf("inotify IN_ATTRIB on %u directories, for %u cgroups%s%s%s",
+        return g_strdup_printf("inotify IN_ATTRIB on %u directories, for %u cgroups; %u waiting for InactiveFor=%s%s%s",
                                g_hash_table_size(w->parents), g_hash_table_size(w->children),
+                               g_hash_table_size(w->waiting),
                                w->unavailable ? "; unavailable in places (" : "", strempty(w->unavailable),
                                w->unavailable ? "): seen there when a unit is read again" : "");
 }
@@ -265,6 +335,7 @@ int attr_watch_new(Manager *m, AttrWatch **ret) {
         w->by_cgroup = g_hash_table_new(g_str_hash, g_str_equal);
         w->parents = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, watched_parent_free);
         w->by_wd = g_hash_table_new(g_direct_hash, g_direct_equal);
+        w->waiting = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
         w->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
         if (w->inotify_fd < 0)
                 log_warning_errno(negative_errno(), "Cannot watch cgroup attributes (inotify: %m): their changes "
@@ -285,6 +356,8 @@ AttrWatch *attr_watch_free(AttrWatch *w) {
         if (!w)
                 return NULL;
         sd_event_source_disable_unref(w->source);
+        sd_event_source_disable_unref(w->deadline_timer);
+        g_hash_table_unref(w->waiting);
         g_hash_table_unref(w->by_cgroup);
         g_hash_table_unref(w->children);
         g_hash_table_unref(w->by_wd);

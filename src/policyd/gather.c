@@ -4,6 +4,7 @@
 #include <pwd.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
+#include <time.h>
 
 #include "gather.h"
 #include "log.h"
@@ -99,6 +100,12 @@ static void read_unit_groups(Subject *s) {
         s->unit_groups_read = true;
 }
 
+static uint64_t now_monotonic_usec(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
 /* What matching reads of a cgroup's attributes and owner, as one string to
  * compare: of the xattrs, only those some group's XAttr= names, so that
  * systemd's user.invocation_id, new at each start, changes nothing. */
@@ -129,13 +136,16 @@ void gather_attributes(Subject *s, CandidateData *d) {
                 d->c.owner_uid = st.st_uid;
         }
 
-        /* user.* xattrs are policy input only where root owns the cgroup:
-         * below a delegation boundary, anyone the cgroup was handed to can
-         * write them (as systemd-oomd trusts them only on root's cgroups). */
-        if (d->c.owner_known && d->c.owner_uid == 0) {
+        /* Below a delegation boundary, whoever the cgroup was handed to can
+         * write any user.* xattr (systemd-oomd trusts them only on root's
+         * cgroups): there they are the owner's input, and select only
+         * groups with AllowSelfAssign=yes (resolve.c). */
+        if (d->c.owner_known) {
                 d->xattrs = read_user_xattrs(fd, s->record);
                 d->c.xattrs = (const char *const *) d->xattrs->pdata;
+                d->c.xattrs_untrusted = d->c.owner_uid != 0;
         }
+        d->c.now_usec = now_monotonic_usec();
 
         /* Self-requests are honoured only on a delegated cgroup, and only as
          * written by its owner: systemd hands the directory to the unit's

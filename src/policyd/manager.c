@@ -175,20 +175,22 @@ void manager_forget_unit(Manager *m, const char *unit) {
         g_hash_table_remove(m->subjects, unit);
 }
 
-void manager_cgroup_attributes_changed(Manager *m, const char *key) {
+void manager_cgroup_attributes_changed(Manager *m, const char *key, bool deadline) {
         Subject *s = manager_find_subject(m, key);
         CandidateData d = {};
         bool same;
 
         if (!s || isempty(s->cgroup) || !subject_is_running(s))
                 return;
-        gather_attributes(s, &d);
-        same = streq_ptr(d.attributes_seen, s->attributes_seen);
-        candidate_data_clear(&d);
-        if (same)
-                return;
-        log_context(LOG_DEBUG, 0, subject_name(s), NULL, NULL, 0, "Attributes of cgroup %s changed: resolving again",
-                    s->cgroup);
+        if (!deadline) {
+                gather_attributes(s, &d);
+                same = streq_ptr(d.attributes_seen, s->attributes_seen);
+                candidate_data_clear(&d);
+                if (same)
+                        return;
+        }
+        log_context(LOG_DEBUG, 0, subject_name(s), NULL, NULL, 0, "%s of cgroup %s: resolving again",
+                    deadline ? "InactiveFor= reached" : "Attributes changed", s->cgroup);
         subject_apply(s);
 }
 

@@ -102,8 +102,9 @@ void manager_refresh_all(Manager *m);
 void manager_systemd_reloaded(Manager *m);
 void manager_forget_unit(Manager *m, const char *unit);
 /* The xattrs, owner or mode of the subject's cgroup changed (attr-watch.c):
- * applies again if what matching reads of them changed. */
-void manager_cgroup_attributes_changed(Manager *m, const char *key);
+ * applies again if what matching reads of them changed, or (deadline) in
+ * any case: the time an InactiveFor= waited for has come. */
+void manager_cgroup_attributes_changed(Manager *m, const char *key, bool deadline);
 
 Subject *manager_find_subject(Manager *m, const char *key);
 /* The subject whose cgroup this is, or NULL. */

@@ -119,6 +119,8 @@ PolicyGroup *policy_group_new(const char *name) {
         g->match_users = g_ptr_array_new_with_free_func(g_free);
         g->match_xattrs = g_ptr_array_new_with_free_func(g_free);
         g->match_executables = g_ptr_array_new_with_free_func(g_free);
+        g->match_focused = -1;
+        g->match_inactive_usec = FOCUS_UNSET;
         g->documentation = g_ptr_array_new_with_free_func(g_free);
         g->attributes = g_ptr_array_new_with_free_func((GDestroyNotify) attribute_setting_free);
         return g;
@@ -168,14 +170,21 @@ char *policy_group_format(const PolicyGroup *g) {
                                g->allow_self_assign ? "yes" : "no", g->apply_to_running ? "yes" : "no");
 
         if (g->match_units->len + g->match_slices->len + g->match_cgroups->len + g->match_users->len +
-                    g->match_xattrs->len + g->match_executables->len >
-            0)
+                            g->match_xattrs->len + g->match_executables->len >
+                    0 ||
+            g->match_focused >= 0 || g->match_inactive_usec != FOCUS_UNSET)
                 g_string_append(out, "[Match]\n");
         format_list(out, "Unit", g->match_units);
         format_list(out, "Slice", g->match_slices);
         format_list(out, "ControlGroup", g->match_cgroups);
         format_list(out, "User", g->match_users);
         format_list(out, "XAttr", g->match_xattrs);
+        if (g->match_focused >= 0)
+                g_string_append_printf(out, "Focused=%s\n", g->match_focused ? "yes" : "no");
+        if (g->match_inactive_usec != FOCUS_UNSET) {
+                g_autofree char *span = format_timespan(g->match_inactive_usec);
+                g_string_append_printf(out, "InactiveFor=%s\n", span);
+        }
         format_list(out, "Executable", g->match_executables);
 
         for (int k = 0; k < _KNOB_MAX; k++) {

@@ -73,10 +73,18 @@ typedef struct PolicyGroup {
         GPtrArray *match_users;
         GPtrArray *match_xattrs;       /* NAME or NAME=VALUE */
         GPtrArray *match_executables;  /* process level only */
+        /* Desktop focus, from the xattr user.xdg.inactive-since (FOCUS_XATTR):
+         * Focused= -1 unset, 0 no, 1 yes; InactiveFor= in µs, FOCUS_UNSET
+         * when unset. */
+        int match_focused;
+        uint64_t match_inactive_usec;
 
         KnobSetting knobs[_KNOB_MAX];
         GPtrArray *attributes; /* AttributeSetting*, in assignment order */
 } PolicyGroup;
+
+#define FOCUS_XATTR "user.xdg.inactive-since"
+#define FOCUS_UNSET UINT64_MAX
 
 typedef struct PolicySet {
         GHashTable *groups; /* name → PolicyGroup*, owns both */

@@ -322,6 +322,41 @@ static void parse_boolean_key(const ConfContext *ctx, const char *value, void *d
         *b = v;
 }
 
+/* Focused=: yes, no, or empty for unset. */
+static void parse_focused(const ConfContext *ctx, const char *value, void *data) {
+        int *focused = data;
+        const char *why = NULL;
+        bool v;
+
+        if (isempty(value)) {
+                *focused = -1;
+                return;
+        }
+        if (parse_boolean(value, &v, &why) < 0) {
+                diagnostics_add(ctx->diags, DIAGNOSTIC_ERROR, ctx->file, ctx->line,
+                                "Invalid %s= value '%s': %s; keeping the previous value", ctx->key, value, why);
+                return;
+        }
+        *focused = v;
+}
+
+/* InactiveFor=: a time span, or empty for unset. */
+static void parse_inactive_for(const ConfContext *ctx, const char *value, void *data) {
+        uint64_t *usec = data, v;
+        const char *why = NULL;
+
+        if (isempty(value)) {
+                *usec = FOCUS_UNSET;
+                return;
+        }
+        if (parse_timespan(value, &v, &why) < 0) {
+                diagnostics_add(ctx->diags, DIAGNOSTIC_ERROR, ctx->file, ctx->line,
+                                "Invalid %s= value '%s': %s; keeping the previous value", ctx->key, value, why);
+                return;
+        }
+        *usec = v;
+}
+
 typedef enum MatchKind {
         MATCH_GLOB,       /* Unit=, ControlGroup= */
         MATCH_SLICE,
@@ -520,6 +555,8 @@ static const ConfTableItem policy_table[] = {
         { "Match", "ControlGroup", parse_match_list, offsetof(PolicyGroup, match_cgroups), MATCH_GLOB },
         { "Match", "User", parse_match_list, offsetof(PolicyGroup, match_users), MATCH_USER },
         { "Match", "XAttr", parse_match_list, offsetof(PolicyGroup, match_xattrs), MATCH_XATTR },
+        { "Match", "Focused", parse_focused, offsetof(PolicyGroup, match_focused), 0 },
+        { "Match", "InactiveFor", parse_inactive_for, offsetof(PolicyGroup, match_inactive_usec), 0 },
         { "Match", "Executable", parse_match_list, offsetof(PolicyGroup, match_executables), MATCH_EXECUTABLE },
         KNOB_ITEM("Swap", "SwapMax", KNOB_SWAP_MAX),
         KNOB_ITEM("Swap", "SwapHigh", KNOB_SWAP_HIGH),
@@ -619,6 +656,19 @@ void policy_group_check(PolicyGroup *g, Diagnostics *diags) {
                                         "no unit gets it at start",
                                         ksm->set ? "KSM" : "NUMAPolicy", g->name);
         }
+
+        /* Mutter writes the focus on app cgroups, which their user owns. */
+        if (g->match_focused == 1 && g->match_inactive_usec != FOCUS_UNSET)
+                diagnostics_add(diags, DIAGNOSTIC_WARNING, g->file, 0,
+                                "Group '%s' has Focused=yes and InactiveFor=, so it matches nothing: an app with "
+                                "focus is not inactive",
+                                g->name);
+        else if ((g->match_focused >= 0 || g->match_inactive_usec != FOCUS_UNSET) && !g->allow_self_assign)
+                diagnostics_add(diags, DIAGNOSTIC_NOTICE, g->file, 0,
+                                "Focused= and InactiveFor= of group '%s' select only cgroups that root owns: "
+                                "desktop apps' cgroups belong to their user, whose attributes select only groups "
+                                "with AllowSelfAssign=yes",
+                                g->name);
 
         if (swap_max->set && swap_high->set && swap_max->value.limit.kind == MEMORY_LIMIT_BYTES &&
             swap_high->value.limit.kind == MEMORY_LIMIT_BYTES && swap_high->value.limit.bytes >= swap_max->value.limit.bytes)

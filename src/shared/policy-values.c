@@ -63,6 +63,137 @@ static int parse_decimal(const char **p, uint64_t *ret_whole, uint64_t *ret_frac
         return 0;
 }
 
+#define USEC_PER_SEC UINT64_C(1000000)
+
+/* systemd's units, in its order: the first whose name starts the rest of
+ * the word wins ("ms" is not "m" followed by "s"). */
+static const struct {
+        const char *name;
+        uint64_t usec;
+} time_units[] = {
+        { "seconds", USEC_PER_SEC },
+        { "second", USEC_PER_SEC },
+        { "sec", USEC_PER_SEC },
+        { "s", USEC_PER_SEC },
+        { "minutes", 60 * USEC_PER_SEC },
+        { "minute", 60 * USEC_PER_SEC },
+        { "min", 60 * USEC_PER_SEC },
+        { "months", 2629800 * USEC_PER_SEC },
+        { "month", 2629800 * USEC_PER_SEC },
+        { "M", 2629800 * USEC_PER_SEC },
+        { "years", 31557600 * USEC_PER_SEC },
+        { "year", 31557600 * USEC_PER_SEC },
+        { "y", 31557600 * USEC_PER_SEC },
+        { "weeks", 7 * 86400 * USEC_PER_SEC },
+        { "week", 7 * 86400 * USEC_PER_SEC },
+        { "w", 7 * 86400 * USEC_PER_SEC },
+        { "days", 86400 * USEC_PER_SEC },
+        { "day", 86400 * USEC_PER_SEC },
+        { "d", 86400 * USEC_PER_SEC },
+        { "hours", 3600 * USEC_PER_SEC },
+        { "hour", 3600 * USEC_PER_SEC },
+        { "hr", 3600 * USEC_PER_SEC },
+        { "h", 3600 * USEC_PER_SEC },
+        { "msec", 1000 },
+        { "ms", 1000 },
+        { "m", 60 * USEC_PER_SEC },
+        { "usec", 1 },
+        { "us", 1 },
+        { "\xc2\xb5s", 1 }, /* µs, MICRO SIGN */
+        { "\xce\xbcs", 1 }, /* μs, GREEK SMALL LETTER MU */
+};
+
+static bool is_space(char c) {
+        return c == ' ' || c == '\t' || c == '\n';
+}
+
+/* Terms of [+]DIGITS[.DIGITS][UNIT], with blanks between; ".5" is a
+ * number, "5." and "3.s" are not. A term without a unit must end at a
+ * blank or the end: "12.34.56" is refused, "3.1s.2" is 3.3s. */
+int parse_timespan(const char *s, uint64_t *ret_usec, const char **ret_why) {
+        const char *p = s;
+        uint64_t total = 0;
+        bool any = false;
+
+        while (is_space(*p))
+                p++;
+        if (g_str_has_prefix(p, "infinity"))
+                return fail(ret_why, "infinity is not allowed here", -EINVAL);
+        while (*p) {
+                const char *digits, *frac = NULL;
+                uint64_t whole = 0, unit = USEC_PER_SEC;
+                bool has_unit = false;
+
+                if (*p == '+')
+                        p++;
+                for (digits = p; g_ascii_isdigit(*p); p++) {
+                        if (whole > (UINT64_MAX - 9) / 10)
+                                return fail(ret_why, "time span too large", -ERANGE);
+                        whole = whole * 10 + (uint64_t) (*p - '0');
+                }
+                if (*p == '.') {
+                        frac = ++p;
+                        while (g_ascii_isdigit(*p))
+                                p++;
+                        if (p == frac)
+                                return fail(ret_why, "no digits after the decimal point", -EINVAL);
+                } else if (p == digits)
+                        return fail(ret_why, *p == '-' ? "negative time span" : "not a number", -EINVAL);
+                while (is_space(*p))
+                        p++;
+                for (size_t i = 0; i < ELEMENTSOF(time_units); i++)
+                        if (g_str_has_prefix(p, time_units[i].name)) {
+                                unit = time_units[i].usec;
+                                p += strlen(time_units[i].name);
+                                has_unit = true;
+                                break;
+                        }
+                if (!has_unit && *p && !is_space(p[-1]))
+                        return fail(ret_why, "unknown time unit (use us, ms, s, min, h, d, w, M or y)", -EINVAL);
+                if (whole > UINT64_MAX / unit)
+                        return fail(ret_why, "time span too large", -ERANGE);
+                uint64_t term = whole * unit;
+                /* Each decimal a tenth of the one before, rounded down as it goes. */
+                uint64_t scale = unit;
+                for (const char *f = frac; f && g_ascii_isdigit(*f); f++) {
+                        scale /= 10;
+                        term += scale * (uint64_t) (*f - '0');
+                }
+                if (term > UINT64_MAX - total)
+                        return fail(ret_why, "time span too large", -ERANGE);
+                total += term;
+                any = true;
+                while (is_space(*p))
+                        p++;
+        }
+        if (!any)
+                return fail(ret_why, "empty time span", -EINVAL);
+        *ret_usec = total;
+        return 0;
+}
+
+char *format_timespan(uint64_t usec) {
+        static const struct {
+                const char *name;
+                uint64_t usec;
+        } units[] = {
+                { "d", 86400 * USEC_PER_SEC }, { "h", 3600 * USEC_PER_SEC }, { "min", 60 * USEC_PER_SEC },
+                { "s", USEC_PER_SEC },         { "ms", 1000 },              { "us", 1 },
+        };
+        GString *out = g_string_new(NULL);
+
+        if (usec == 0)
+                return g_string_free(g_string_append(out, "0"), false);
+        for (size_t i = 0; i < ELEMENTSOF(units) && usec > 0; i++) {
+                uint64_t n = usec / units[i].usec;
+                if (n == 0)
+                        continue;
+                g_string_append_printf(out, "%s%" PRIu64 "%s", out->len > 0 ? " " : "", n, units[i].name);
+                usec -= n * units[i].usec;
+        }
+        return g_string_free(out, false);
+}
+
 int parse_size(const char *s, uint64_t *ret, const char **ret_why) {
         /* systemd's parse_size() with base 1024: B K M G T P E suffixes, an
          * optional fraction, and several terms may be summed ("1G 512M"). */

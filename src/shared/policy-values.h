@@ -46,6 +46,10 @@ int parse_permyriad(const char *s, unsigned *ret, const char **ret_why);
 /* size, percent of total swap, or "infinity" */
 int parse_memory_limit(const char *s, MemoryLimit *ret, const char **ret_why);
 int parse_priority(const char *s, unsigned *ret, const char **ret_why);
+/* A time span as systemd's parse_sec() reads it ("30s", "5min", "1h 30min",
+ * "1.5s"; a bare number is seconds), in microseconds. "infinity" is
+ * refused: no key takes it. */
+int parse_timespan(const char *s, uint64_t *ret_usec, const char **ret_why);
 int parse_numa_policy(const char *s, NumaPolicy *ret, const char **ret_why);
 /* "0-1,3", also space separated, as systemd's NUMAMask= */
 int parse_numa_nodes(const char *s, NumaNodeMask *ret, const char **ret_why);
@@ -61,6 +65,7 @@ int parse_uid(const char *s, uint32_t *ret);
  * allocated strings. */
 char *format_size(uint64_t bytes);              /* "2G", "1536M", "123" */
 char *format_memory_limit(const MemoryLimit *l); /* "2G", "50%", "infinity" */
+char *format_timespan(uint64_t usec);           /* "1h 30min", "1.5s" → "1s 500ms", "0" */
 
 /* The one conversion of a limit to bytes, shared by policyd-generator and
  * policyd so that both hand systemd the same number: when they differ,

@@ -70,6 +70,7 @@ static Resolution *resolution_new(void) {
         r->memberships = g_ptr_array_new_with_free_func(membership_free_notify);
         r->attributes = g_ptr_array_new_with_free_func(resolved_attribute_free_notify);
         r->notes = g_ptr_array_new_with_free_func(resolve_note_free_notify);
+        r->focus_deadline_usec = FOCUS_UNSET;
         /* Never NULL, so readers need not check: empty when nobody lost. */
         for (int k = 0; k < _KNOB_MAX; k++)
                 r->knobs[k].overridden = g_ptr_array_new_with_free_func(g_free);
@@ -142,6 +143,66 @@ static bool match_xattr(const char *word, const Candidate *c) {
         return false;
 }
 
+static bool group_reads_focus(const PolicyGroup *g) {
+        return g->match_focused >= 0 || g->match_inactive_usec != FOCUS_UNSET;
+}
+
+/* What user.xdg.inactive-since says: "-1" while the app has focus, else
+ * the CLOCK_MONOTONIC µs at which it lost it (as Mutter writes it). */
+typedef enum FocusState {
+        FOCUS_NONE,      /* no such xattr, or not a value Mutter writes */
+        FOCUS_FOCUSED,
+        FOCUS_INACTIVE,
+} FocusState;
+
+static FocusState focus_state(const Candidate *c, uint64_t *ret_since) {
+        const size_t n = strlen(FOCUS_XATTR);
+
+        for (const char *const *x = c->xattrs; x && *x; x++) {
+                const char *v = *x + n + 1;
+                uint64_t since;
+                if (strncmp(*x, FOCUS_XATTR, n) != 0 || (*x)[n] != '=')
+                        continue;
+                if (streq(v, "-1"))
+                        return FOCUS_FOCUSED;
+                if (!g_ascii_isdigit(v[0]) || !g_ascii_string_to_unsigned(v, 10, 0, UINT64_MAX - 1, &since, NULL))
+                        return FOCUS_NONE;
+                *ret_since = since;
+                return FOCUS_INACTIVE;
+        }
+        return FOCUS_NONE;
+}
+
+static bool match_focus(const PolicyGroup *g, const Candidate *c) {
+        uint64_t since = 0;
+        FocusState st = focus_state(c, &since);
+
+        if (g->match_focused >= 0 && st != (g->match_focused ? FOCUS_FOCUSED : FOCUS_INACTIVE))
+                return false;
+        if (g->match_inactive_usec != FOCUS_UNSET) {
+                if (st != FOCUS_INACTIVE)
+                        return false;
+                /* A time ahead of ours: it just lost focus. */
+                uint64_t inactive = c->now_usec > since ? c->now_usec - since : 0;
+                if (inactive < g->match_inactive_usec)
+                        return false;
+        }
+        return true;
+}
+
+/* When the group's InactiveFor= starts to hold for c, if it does not yet
+ * and will; FOCUS_UNSET otherwise. */
+static uint64_t focus_deadline(const PolicyGroup *g, const Candidate *c) {
+        uint64_t since = 0;
+
+        if (g->match_inactive_usec == FOCUS_UNSET || focus_state(c, &since) != FOCUS_INACTIVE)
+                return FOCUS_UNSET;
+        if (since > FOCUS_UNSET - 1 - g->match_inactive_usec)
+                return FOCUS_UNSET;
+        uint64_t at = since + g->match_inactive_usec;
+        return at > c->now_usec ? at : FOCUS_UNSET;
+}
+
 bool policy_set_reads_attributes(const PolicySet *set) {
         GHashTableIter it;
         gpointer value;
@@ -149,7 +210,7 @@ bool policy_set_reads_attributes(const PolicySet *set) {
         g_hash_table_iter_init(&it, set->groups);
         while (g_hash_table_iter_next(&it, NULL, &value)) {
                 const PolicyGroup *g = value;
-                if (g->allow_self_assign)
+                if (g->allow_self_assign || group_reads_focus(g))
                         return true;
                 for (guint i = 0; g->match_xattrs && i < g->match_xattrs->len; i++)
                         if (!isempty(g_ptr_array_index(g->match_xattrs, i)))
@@ -166,6 +227,8 @@ bool policy_set_reads_xattr(const PolicySet *set, const char *name) {
         g_hash_table_iter_init(&it, set->groups);
         while (g_hash_table_iter_next(&it, NULL, &value)) {
                 const PolicyGroup *g = value;
+                if (streq(name, FOCUS_XATTR) && group_reads_focus(g))
+                        return true;
                 for (guint i = 0; g->match_xattrs && i < g->match_xattrs->len; i++) {
                         const char *word = g_ptr_array_index(g->match_xattrs, i);
                         if (strncmp(word, name, n) == 0 && (word[n] == '\0' || word[n] == '='))
@@ -200,6 +263,10 @@ bool policy_group_matches(const PolicyGroup *g, const Candidate *c) {
         };
         bool any_key = false;
 
+        /* The owner's own attributes may only select groups that let it
+         * join them (DESIGN §8). */
+        bool attributes_usable = !c->xattrs_untrusted || g->allow_self_assign;
+
         if (!c->cgroup)
                 return false;
 
@@ -207,7 +274,14 @@ bool policy_group_matches(const PolicyGroup *g, const Candidate *c) {
                 if (!keys[i].words || keys[i].words->len == 0)
                         continue;
                 any_key = true;
+                if (keys[i].f == match_xattr && !attributes_usable)
+                        return false;
                 if (!match_any(keys[i].words, keys[i].f, c))
+                        return false;
+        }
+        if (group_reads_focus(g)) {
+                any_key = true;
+                if (!attributes_usable || !match_focus(g, c))
                         return false;
         }
         return any_key;
@@ -430,6 +504,15 @@ int resolve_candidate(const PolicySet *set, const Candidate *c, Resolution **ret
 
         merge_knobs(r, groups);
         merge_attributes(r, groups);
+
+        /* Only where the attributes could select the group. */
+        g_hash_table_iter_init(&it, set->groups);
+        gpointer value;
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                const PolicyGroup *g = value;
+                if (!c->xattrs_untrusted || g->allow_self_assign)
+                        r->focus_deadline_usec = MIN(r->focus_deadline_usec, focus_deadline(g, c));
+        }
 
         *ret = TAKE_PTR(r);
         return 0;

@@ -28,6 +28,10 @@ typedef struct Candidate {
         const char *owner_name;   /* its user name, when the caller could look it up */
         const char *user;         /* the unit's User=, NULL when unset */
         const char *const *xattrs; /* "name=value" of the cgroup's user.* xattrs */
+        /* The xattrs are on a cgroup root does not own: its owner's input,
+         * which may select only groups with AllowSelfAssign=yes. */
+        bool xattrs_untrusted;
+        uint64_t now_usec;        /* CLOCK_MONOTONIC, for InactiveFor= */
         const char *const *unit_groups;      /* from the unit file and drop-ins */
         const char *const *runtime_groups;   /* assigned at runtime */
         const char *const *runtime_excluded; /* unassigned at runtime: beats every other source */
@@ -72,6 +76,9 @@ typedef struct Resolution {
         ResolvedKnob knobs[_KNOB_MAX];
         GPtrArray *attributes;         /* ResolvedAttribute*, sorted by name */
         GPtrArray *notes;              /* ResolveNote* */
+        /* CLOCK_MONOTONIC µs at which an InactiveFor= of some group starts
+         * to hold for this candidate, for a timer; FOCUS_UNSET: none waits. */
+        uint64_t focus_deadline_usec;
 } Resolution;
 
 Resolution *resolution_free(Resolution *r);
@@ -89,7 +96,8 @@ bool policy_group_matches(const PolicyGroup *g, const Candidate *c);
  * AllowSelfAssign=yes (the user.policy.request attribute). Only then do
  * their changes matter. */
 bool policy_set_reads_attributes(const PolicySet *set);
-/* Whether some group's [Match] XAttr= names the attribute name. */
+/* Whether some group's [Match] XAttr= names the attribute name, or its
+ * Focused= or InactiveFor= reads it (FOCUS_XATTR). */
 bool policy_set_reads_xattr(const PolicySet *set, const char *name);
 
 /* Where several member groups set one thing: the highest Priority wins, a

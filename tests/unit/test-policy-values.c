@@ -43,6 +43,84 @@ static void test_size_rejections_say_why(void) {
         }
 }
 
+/* The cases of systemd's own test of parse_sec(), but "infinity", which
+ * InactiveFor= refuses. */
+static void test_timespan_as_systemd(void) {
+        static const struct {
+                const char *in;
+                uint64_t usec;
+        } good[] = {
+                { "5s", 5000000 },
+                { "5s500ms", 5500000 },
+                { " 5s 500ms  ", 5500000 },
+                { " 5.5s  ", 5500000 },
+                { " 5.5s 0.5ms ", 5500500 },
+                { " .22s ", 220000 },
+                { " .50y ", UINT64_C(31557600000000) / 2 },
+                { "2.5", 2500000 },
+                { ".7", 700000 },
+                { "23us", 23 },
+                { "23\xce\xbcs", 23 },
+                { "23\xc2\xb5s", 23 },
+                { "+3.1s", 3100000 },
+                { "3.1s.2", 3300000 },
+                { "3.1 .2", 3300000 },
+                { "3.1 sec .2 sec", 3300000 },
+                { "3.1 sec 1.2 sec", 4300000 },
+                { "30s", 30000000 },
+                { "5min", 300000000 },
+                { "5m", 300000000 },
+                { "2M", UINT64_C(2) * 2629800000000 },
+                { "1h 30min", UINT64_C(5400000000) },
+                { "1 week", UINT64_C(604800000000) },
+                { "0", 0 },
+        };
+        static const char *const bad[] = {
+                " xyz ", "", " ", " . ", " 5. ", ".s ", "-5s ", "-0.3s ", "-0.0s ", "-0.-0s ", "0.-0s ", "3.-0s ",
+                "infinity", " infinity .7", ".3 infinity", "3.+1s", "3. 1s", "3.s", "12.34.56", "12..34", "..1234",
+                "1234..", "11111111111111y", "5 x", "5x",
+        };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(good); i++) {
+                uint64_t v = 42;
+                const char *why = NULL;
+                if (parse_timespan(good[i].in, &v, &why) < 0)
+                        g_error("'%s' refused: %s", good[i].in, why);
+                if (v != good[i].usec)
+                        g_error("'%s': %" G_GUINT64_FORMAT " us, not %" G_GUINT64_FORMAT, good[i].in, v, good[i].usec);
+        }
+        for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+                uint64_t v = 42;
+                const char *why = NULL;
+                if (parse_timespan(bad[i], &v, &why) >= 0)
+                        g_error("'%s' accepted as %" G_GUINT64_FORMAT " us", bad[i], v);
+                g_assert_nonnull(why);
+                g_assert_cmpuint(v, ==, 42);
+        }
+        uint64_t v;
+        g_assert_cmpint(parse_timespan("1.1111111111111y", &v, NULL), ==, 0);
+}
+
+static void test_timespan_format_round_trips(void) {
+        static const uint64_t values[] = { 0, 1, 999, 1000, 1500000, 30000000, 5400000000, 86400000000 + 1,
+                                           UINT64_C(31557600000000) };
+        static const struct {
+                uint64_t usec;
+                const char *text;
+        } spelled[] = { { 0, "0" }, { 30000000, "30s" }, { 5400000000, "1h 30min" }, { 1500000, "1s 500ms" } };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(values); i++) {
+                g_autofree char *text = format_timespan(values[i]);
+                uint64_t back = 0;
+                g_assert_cmpint(parse_timespan(text, &back, NULL), ==, 0);
+                g_assert_cmpuint(back, ==, values[i]);
+        }
+        for (size_t i = 0; i < G_N_ELEMENTS(spelled); i++) {
+                g_autofree char *text = format_timespan(spelled[i].usec);
+                g_assert_cmpstr(text, ==, spelled[i].text);
+        }
+}
+
 static void test_memory_limit_kinds(void) {
         MemoryLimit l;
         g_assert_cmpint(parse_memory_limit("infinity", &l, NULL), ==, 0);
@@ -250,6 +328,8 @@ int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/values/size-suffixes-are-base-1024", test_size_suffixes_are_base_1024);
         g_test_add_func("/values/size-rejections-say-why", test_size_rejections_say_why);
+        g_test_add_func("/values/timespan-as-systemd", test_timespan_as_systemd);
+        g_test_add_func("/values/timespan-format-round-trips", test_timespan_format_round_trips);
         g_test_add_func("/values/memory-limit-kinds", test_memory_limit_kinds);
         g_test_add_func("/values/memory-limit-round-trips", test_memory_limit_round_trips_through_format);
         g_test_add_func("/values/memory-limit-to-bytes", test_memory_limit_to_bytes_table);

@@ -270,6 +270,134 @@ static void test_match_xattr_name_or_value(void) {
         check_match_rows(g, rows, ELEMENTSOF(rows));
 }
 
+/* The owner's own attributes select only groups that let it join them. */
+static void test_match_xattr_untrusted_only_self_assign(void) {
+        g_autoptr(PolicySet) s = policy_set_new();
+        PolicyGroup *closed = group(s, "closed", 0), *open = group(s, "open", 0);
+        words(closed->match_xattrs, "user.slo.class=batch");
+        words(open->match_xattrs, "user.slo.class=batch");
+        open->allow_self_assign = true;
+        const char *const *batch = STRV("user.slo.class=batch");
+        const MatchRow closed_rows[] = {
+                { "root's cgroup", { .cgroup = "/a", .xattrs = batch }, true },
+                { "the owner's cgroup", { .cgroup = "/a", .xattrs = batch, .xattrs_untrusted = true }, false },
+        };
+        const MatchRow open_rows[] = {
+                { "root's cgroup", { .cgroup = "/a", .xattrs = batch }, true },
+                { "the owner's cgroup", { .cgroup = "/a", .xattrs = batch, .xattrs_untrusted = true }, true },
+        };
+        check_match_rows(closed, closed_rows, ELEMENTSOF(closed_rows));
+        check_match_rows(open, open_rows, ELEMENTSOF(open_rows));
+}
+
+#define SEC UINT64_C(1000000)
+
+/* user.xdg.inactive-since as Mutter writes it: -1 with focus, else the
+ * CLOCK_MONOTONIC µs at which the app lost it. */
+static void test_match_focus(void) {
+        g_autoptr(PolicySet) s = policy_set_new();
+        PolicyGroup *fg = group(s, "fg", 0), *bg = group(s, "bg", 0), *idle = group(s, "idle", 0);
+        fg->match_focused = 1;
+        bg->match_focused = 0;
+        idle->match_inactive_usec = 30 * SEC;
+        idle->allow_self_assign = true;
+        const char *const *focused = STRV("user.xdg.inactive-since=-1");
+        const char *const *lost_10s_ago = STRV("user.xdg.inactive-since=90000000");
+        const char *const *lost_40s_ago = STRV("user.xdg.inactive-since=60000000");
+        const char *const *lost_30s_ago = STRV("user.xdg.inactive-since=70000000");
+        const char *const *ahead = STRV("user.xdg.inactive-since=200000000");
+        const char *const *garbage = STRV("user.xdg.inactive-since=soon");
+        const char *const *negative = STRV("user.xdg.inactive-since=-5");
+        const uint64_t now = 100 * SEC;
+        const MatchRow fg_rows[] = {
+                { "focused", { .cgroup = "/a", .xattrs = focused, .now_usec = now }, true },
+                { "unfocused", { .cgroup = "/a", .xattrs = lost_10s_ago, .now_usec = now }, false },
+                { "no xattr: not a windowed app", { .cgroup = "/a", .now_usec = now }, false },
+                { "not a value Mutter writes", { .cgroup = "/a", .xattrs = garbage, .now_usec = now }, false },
+                { "the owner's, and fg does not allow it",
+                  { .cgroup = "/a", .xattrs = focused, .xattrs_untrusted = true, .now_usec = now }, false },
+        };
+        const MatchRow bg_rows[] = {
+                { "focused", { .cgroup = "/a", .xattrs = focused, .now_usec = now }, false },
+                { "unfocused", { .cgroup = "/a", .xattrs = lost_10s_ago, .now_usec = now }, true },
+                { "no xattr", { .cgroup = "/a", .now_usec = now }, false },
+                { "garbage", { .cgroup = "/a", .xattrs = garbage, .now_usec = now }, false },
+                { "negative other than -1", { .cgroup = "/a", .xattrs = negative, .now_usec = now }, false },
+        };
+        const MatchRow idle_rows[] = {
+                { "focused", { .cgroup = "/a", .xattrs = focused, .now_usec = now }, false },
+                { "unfocused for 10 s", { .cgroup = "/a", .xattrs = lost_10s_ago, .now_usec = now }, false },
+                { "unfocused for exactly 30 s", { .cgroup = "/a", .xattrs = lost_30s_ago, .now_usec = now }, true },
+                { "unfocused for 40 s", { .cgroup = "/a", .xattrs = lost_40s_ago, .now_usec = now }, true },
+                { "a time ahead of ours", { .cgroup = "/a", .xattrs = ahead, .now_usec = now }, false },
+                { "no xattr", { .cgroup = "/a", .now_usec = now }, false },
+                { "the owner's, and idle allows it",
+                  { .cgroup = "/a", .xattrs = lost_40s_ago, .xattrs_untrusted = true, .now_usec = now }, true },
+        };
+        check_match_rows(fg, fg_rows, ELEMENTSOF(fg_rows));
+        check_match_rows(bg, bg_rows, ELEMENTSOF(bg_rows));
+        check_match_rows(idle, idle_rows, ELEMENTSOF(idle_rows));
+}
+
+/* Focused= and InactiveFor= are two keys: both must hold. */
+static void test_match_focus_and_other_keys(void) {
+        g_autoptr(PolicySet) s = policy_set_new();
+        PolicyGroup *g = group(s, "g", 0);
+        words(g->match_units, "app-*.scope");
+        g->match_focused = 0;
+        g->match_inactive_usec = 5 * SEC;
+        const char *const *lost = STRV("user.xdg.inactive-since=1000000");
+        const MatchRow rows[] = {
+                { "app, unfocused long enough", { .unit = "app-a.scope", .cgroup = "/a", .xattrs = lost, .now_usec = 10 * SEC }, true },
+                { "not an app", { .unit = "a.service", .cgroup = "/a", .xattrs = lost, .now_usec = 10 * SEC }, false },
+                { "app, not long enough", { .unit = "app-a.scope", .cgroup = "/a", .xattrs = lost, .now_usec = 3 * SEC }, false },
+        };
+        check_match_rows(g, rows, ELEMENTSOF(rows));
+}
+
+/* When InactiveFor= will start to hold: the earliest of the groups the
+ * attributes may select, and none once it holds or cannot. */
+static void test_focus_deadline(void) {
+        g_autoptr(PolicySet) s = policy_set_new();
+        PolicyGroup *soon = group(s, "soon", 0), *later = group(s, "later", 0), *closed = group(s, "closed", 0);
+        soon->match_inactive_usec = 30 * SEC;
+        soon->allow_self_assign = true;
+        later->match_inactive_usec = 300 * SEC;
+        later->allow_self_assign = true;
+        closed->match_inactive_usec = 10 * SEC;
+        const struct {
+                const char *name;
+                Candidate c;
+                uint64_t deadline;
+        } rows[] = {
+                { "root's cgroup: closed's comes first",
+                  { .cgroup = "/a", .xattrs = STRV("user.xdg.inactive-since=100000000"), .now_usec = 101 * SEC },
+                  110 * SEC },
+                { "the owner's: closed takes no part",
+                  { .cgroup = "/a", .xattrs = STRV("user.xdg.inactive-since=100000000"), .xattrs_untrusted = true,
+                    .now_usec = 101 * SEC },
+                  130 * SEC },
+                { "soon holds already: later's",
+                  { .cgroup = "/a", .xattrs = STRV("user.xdg.inactive-since=100000000"), .now_usec = 200 * SEC },
+                  400 * SEC },
+                { "all hold", { .cgroup = "/a", .xattrs = STRV("user.xdg.inactive-since=100000000"), .now_usec = 500 * SEC },
+                  FOCUS_UNSET },
+                { "focused", { .cgroup = "/a", .xattrs = STRV("user.xdg.inactive-since=-1"), .now_usec = 1 * SEC },
+                  FOCUS_UNSET },
+                { "no xattr", { .cgroup = "/a", .now_usec = 1 * SEC }, FOCUS_UNSET },
+                { "near the end of time",
+                  { .cgroup = "/a", .xattrs = STRV("user.xdg.inactive-since=18446744073709551000"), .now_usec = 1 * SEC },
+                  FOCUS_UNSET },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
+                g_autoptr(Resolution) r = NULL;
+                g_assert_cmpint(resolve_candidate(s, &rows[i].c, &r), ==, 0);
+                if (r->focus_deadline_usec != rows[i].deadline)
+                        g_error("%s: deadline %" G_GUINT64_FORMAT ", not %" G_GUINT64_FORMAT, rows[i].name,
+                                r->focus_deadline_usec, rows[i].deadline);
+        }
+}
+
 static void test_match_reserved_xattrs_never_match(void) {
         g_autoptr(PolicySet) s = policy_set_new();
         PolicyGroup *g = group(s, "g", 0);
@@ -802,6 +930,18 @@ static void test_set_reads_attributes(void) {
         g_assert_false(policy_set_reads_xattr(set, "user.slo"));
         g_assert_false(policy_set_reads_xattr(set, "user.slo.class.x"));
         g_assert_false(policy_set_reads_xattr(set, "user.invocation_id"));
+
+        /* Focused= and InactiveFor= read user.xdg.inactive-since. */
+        g_autoptr(PolicySet) focus = policy_set_new();
+        PolicyGroup *f = group(focus, "f", 0);
+        g_assert_false(policy_set_reads_attributes(focus));
+        f->match_focused = 0;
+        g_assert_true(policy_set_reads_attributes(focus));
+        g_assert_true(policy_set_reads_xattr(focus, FOCUS_XATTR));
+        f->match_focused = -1;
+        f->match_inactive_usec = 0;
+        g_assert_true(policy_set_reads_xattr(focus, FOCUS_XATTR));
+        g_assert_false(policy_set_reads_xattr(focus, "user.slo.class"));
 }
 
 static void test_free_accepts_null(void) {
@@ -841,6 +981,10 @@ int main(int argc, char *argv[]) {
         g_test_add_func("/resolve/match/user-name-or-uid", test_match_user_name_or_uid);
         g_test_add_func("/resolve/match/xattr-name-or-value", test_match_xattr_name_or_value);
         g_test_add_func("/resolve/match/reserved-xattrs-never-match", test_match_reserved_xattrs_never_match);
+        g_test_add_func("/resolve/match/xattr-untrusted-only-self-assign", test_match_xattr_untrusted_only_self_assign);
+        g_test_add_func("/resolve/match/focus", test_match_focus);
+        g_test_add_func("/resolve/match/focus-and-other-keys", test_match_focus_and_other_keys);
+        g_test_add_func("/resolve/focus-deadline", test_focus_deadline);
         g_test_add_func("/resolve/match/or-within-and-across-keys", test_match_or_within_and_across_keys);
         g_test_add_func("/resolve/match/emptied-key-takes-no-part", test_match_emptied_key_takes_no_part);
         g_test_add_func("/resolve/match/executable-only-matches-no-cgroup",

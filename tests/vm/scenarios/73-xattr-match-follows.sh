@@ -25,10 +25,10 @@ assert_no_xattr "$in" user.policy.group
 
 status=$(policyctl status)
 echo "$status" | grep '^  Attributes:'
-grep -qE '^  Attributes: inotify IN_ATTRIB on [0-9]+ directories, for [0-9]+ cgroups$' <<<"$status" \
+grep -qE '^  Attributes: inotify IN_ATTRIB on [0-9]+ directories, for [0-9]+ cgroups;' <<<"$status" \
         || fail "status does not say how attributes are watched: $status"
-dirs=$(sed -nE 's/^  Attributes: inotify IN_ATTRIB on ([0-9]+) directories, for ([0-9]+) cgroups$/\1/p' <<<"$status")
-cgroups=$(sed -nE 's/^  Attributes: inotify IN_ATTRIB on ([0-9]+) directories, for ([0-9]+) cgroups$/\2/p' <<<"$status")
+dirs=$(sed -nE 's/^  Attributes: inotify IN_ATTRIB on ([0-9]+) directories, for ([0-9]+) cgroups;.*/\1/p' <<<"$status")
+cgroups=$(sed -nE 's/^  Attributes: inotify IN_ATTRIB on ([0-9]+) directories, for ([0-9]+) cgroups;.*/\2/p' <<<"$status")
 (( dirs < cgroups )) || fail "one watch per cgroup ($dirs directories for $cgroups cgroups), not per parent"
 echo "ok: $dirs watches serve $cgroups cgroups"
 

@@ -3,15 +3,19 @@
 # Once everything is applied, policyd sits still and leaves systemd alone:
 # no refresh loop between the two. (A loop like that once had PID 1 at
 # 60% CPU: reading an unloaded unit loads it, and its unloading came back
-# as a signal that read it again.) Counts CPU ticks over 10 s; the bounds
-# are far above idle and far below any loop.
+# as a signal that read it again.) The same between policyd and its own
+# attribute writes, which its IN_ATTRIB watch sees. Counts CPU ticks over
+# 10 s; the bounds are far above idle and far below any loop.
 set -euo pipefail
 . "$SCENARIO_DIR/lib.sh"
 . "$SCENARIO_DIR/policyd-lib.sh"
 pgt_setup
 
-pgt_policy pgt-idle '[PolicyGroup]\n[Match]\nUnit=pgt-idle.service\n[Swap]\nSwapHigh=10M\n'
+pgt_policy pgt-idle '[PolicyGroup]\n[Match]\nUnit=pgt-idle.service\n[Swap]\nSwapHigh=10M\n[Attributes]\nXAttr=user.pgt.idle=yes\n'
+# Matches on an attribute (never set), so that attributes are watched.
+pgt_policy pgt-idle-attr '[PolicyGroup]\n[Match]\nXAttr=user.pgt.idle=no\n'
 start_policyd
+policyctl status | grep -E '^ *Attributes: inotify' || fail "attributes are not watched: $(policyctl status)"
 systemd-run --unit=pgt-idle sleep infinity
 wait_for "applied" file_is "$cg$(unit_cgroup pgt-idle.service)/memory.swap.high" 10485760
 systemctl daemon-reload
