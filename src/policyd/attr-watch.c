@@ -318,7 +318,7 @@ char *attr_watch_describe(const AttrWatch *w) {
         if (!w || w->inotify_fd < 0)
                 return g_strdup("unavailable (no inotify): seen when a unit is read again");
         if (!w->armed)
-                return g_strdup("not watched: no group has [Match] XAttr= or AllowSelfAssign=yes");
+                return g_strdup("not watched: no group has [Match] XAttr=, Focused=, InactiveFor= or AllowSelfAssign=yes");
         return g_strdup_printf("inotify IN_ATTRIB on %u directories, for %u cgroups; %u waiting for InactiveFor=%s%s%s",
                                g_hash_table_size(w->parents), g_hash_table_size(w->children),
                                g_hash_table_size(w->waiting),

@@ -7,8 +7,15 @@ set -euo pipefail
 show() { echo; echo "# $*"; "$@"; }
 
 systemctl enable --now policyd.service
-# An editor the desktop started: matched by foreground.policy's [Match].
+# An editor the desktop started, which has the focus (as GNOME's compositor
+# marks it): matched by foreground.policy's [Match].
 systemd-run --quiet --scope --unit=app-demo-editor.scope --slice=app.slice sleep infinity &
+for _ in $(seq 50); do
+        editor=/sys/fs/cgroup$(systemctl show -P ControlGroup app-demo-editor.scope 2>/dev/null) || true
+        [[ $editor != /sys/fs/cgroup ]] && break
+        sleep 0.2
+done
+setfattr -n user.xdg.inactive-since -v -1 "$editor"
 # A build job in batch.slice: matched by batch.policy.
 systemd-run --quiet --unit=demo-build --slice=batch.slice sleep infinity
 # A service that names its group in its unit file.
