@@ -289,20 +289,26 @@ static void parse_documentation(const ConfContext *ctx, const char *value, void 
         }
 }
 
+/* For the parsers of single values: true (and an error naming file, line
+ * and key) when r says the value is invalid; the previous value stays. */
+static bool refuse_value(const ConfContext *ctx, const char *value, int r, const char *const *why) {
+        /* why by address: it is set by the call that computes r, and
+         * arguments are evaluated in no particular order. */
+        if (r >= 0)
+                return false;
+        diagnostics_add(ctx->diags, DIAGNOSTIC_ERROR, ctx->file, ctx->line,
+                        "Invalid %s= value '%s': %s; keeping the previous value", ctx->key, value, *why);
+        return true;
+}
+
 static void parse_priority_key(const ConfContext *ctx, const char *value, void *data) {
         unsigned *p = data, v;
         const char *why = NULL;
 
-        if (isempty(value)) {
+        if (isempty(value))
                 *p = 0;
-                return;
-        }
-        if (parse_priority(value, &v, &why) < 0) {
-                diagnostics_add(ctx->diags, DIAGNOSTIC_ERROR, ctx->file, ctx->line,
-                                "Invalid %s= value '%s': %s; keeping the previous value", ctx->key, value, why);
-                return;
-        }
-        *p = v;
+        else if (!refuse_value(ctx, value, parse_priority(value, &v, &why), &why))
+                *p = v;
 }
 
 /* ltype is the default, which an empty assignment restores. */
@@ -310,34 +316,22 @@ static void parse_boolean_key(const ConfContext *ctx, const char *value, void *d
         bool *b = data, v;
         const char *why = NULL;
 
-        if (isempty(value)) {
+        if (isempty(value))
                 *b = ctx->ltype != 0;
-                return;
-        }
-        if (parse_boolean(value, &v, &why) < 0) {
-                diagnostics_add(ctx->diags, DIAGNOSTIC_ERROR, ctx->file, ctx->line,
-                                "Invalid %s= value '%s': %s; keeping the previous value", ctx->key, value, why);
-                return;
-        }
-        *b = v;
+        else if (!refuse_value(ctx, value, parse_boolean(value, &v, &why), &why))
+                *b = v;
 }
 
-/* Focused=: yes, no, or empty for unset. */
+/* Focused=: yes, no, or empty for unset (-1). */
 static void parse_focused(const ConfContext *ctx, const char *value, void *data) {
         int *focused = data;
         const char *why = NULL;
         bool v;
 
-        if (isempty(value)) {
+        if (isempty(value))
                 *focused = -1;
-                return;
-        }
-        if (parse_boolean(value, &v, &why) < 0) {
-                diagnostics_add(ctx->diags, DIAGNOSTIC_ERROR, ctx->file, ctx->line,
-                                "Invalid %s= value '%s': %s; keeping the previous value", ctx->key, value, why);
-                return;
-        }
-        *focused = v;
+        else if (!refuse_value(ctx, value, parse_boolean(value, &v, &why), &why))
+                *focused = v;
 }
 
 /* InactiveFor=: a time span, or empty for unset. */
@@ -345,16 +339,10 @@ static void parse_inactive_for(const ConfContext *ctx, const char *value, void *
         uint64_t *usec = data, v;
         const char *why = NULL;
 
-        if (isempty(value)) {
+        if (isempty(value))
                 *usec = FOCUS_UNSET;
-                return;
-        }
-        if (parse_timespan(value, &v, &why) < 0) {
-                diagnostics_add(ctx->diags, DIAGNOSTIC_ERROR, ctx->file, ctx->line,
-                                "Invalid %s= value '%s': %s; keeping the previous value", ctx->key, value, why);
-                return;
-        }
-        *usec = v;
+        else if (!refuse_value(ctx, value, parse_timespan(value, &v, &why), &why))
+                *usec = v;
 }
 
 typedef enum MatchKind {
