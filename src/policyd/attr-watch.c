@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 
 #include "attr-watch.h"
 #include "cgroup-apply.h"
@@ -13,6 +14,7 @@
 typedef struct WatchedParent {
         int wd;
         char *cgroup;
+        ino_t ino;       /* of the directory watched: a new one under the same name needs a new watch */
         unsigned users;
 } WatchedParent;
 
@@ -85,38 +87,34 @@ static void say_unavailable(AttrWatch *w, const char *cgroup, int error) {
                     cgroup, g_strerror(-error), error == -ENOSPC ? "; raise fs.inotify.max_user_watches" : "");
 }
 
-static WatchedParent *watch_parent(AttrWatch *w, const char *cgroup) {
+/* A watch on the directory dir_fd (the cgroup's parent, opened by the
+ * careful walk: no symlink on the way), reused while it is the same one. */
+static WatchedParent *watch_parent(AttrWatch *w, const char *cgroup, int dir_fd, ino_t ino) {
         WatchedParent *parent = g_hash_table_lookup(w->parents, cgroup);
-        _cleanup_close_ int dir_fd = -1;
         char path[64];
-        int k, wd;
+        int wd;
 
-        if (parent)
+        if (parent && parent->ino == ino)
                 return parent;
-        /* Through the careful walk's fd: no symlink on the way. */
-        k = cgroup_open_dir(w->manager->cgroup_root, cgroup, &dir_fd);
-        if (k < 0) {
-                if (!errno_is_vanished(k))
-                        say_unavailable(w, cgroup, k);
-                return NULL;
-        }
         snprintf(path, sizeof(path), "/proc/self/fd/%d", dir_fd);
         wd = inotify_add_watch(w->inotify_fd, path, IN_ATTRIB | IN_ONLYDIR);
         if (wd < 0) {
                 say_unavailable(w, cgroup, negative_errno());
                 return NULL;
         }
-        /* The same directory under another name (it cannot be, on
-         * cgroupfs, but the kernel would hand back the same wd). */
-        WatchedParent *same = g_hash_table_lookup(w->by_wd, GINT_TO_POINTER(wd));
-        if (same) {
-                same->users++;
-                return same;
+        if (parent) {
+                /* Removed and made again (a cgroup assigned by path): the old
+                 * watch is on a directory that is gone. Its children keep the
+                 * entry, now on the new one. */
+                (void) inotify_rm_watch(w->inotify_fd, parent->wd);
+                g_hash_table_remove(w->by_wd, GINT_TO_POINTER(parent->wd));
+        } else {
+                parent = g_new0(WatchedParent, 1);
+                parent->cgroup = g_strdup(cgroup);
+                g_hash_table_insert(w->parents, parent->cgroup, parent);
         }
-        parent = g_new0(WatchedParent, 1);
         parent->wd = wd;
-        parent->cgroup = g_strdup(cgroup);
-        g_hash_table_insert(w->parents, parent->cgroup, parent);
+        parent->ino = ino;
         g_hash_table_insert(w->by_wd, GINT_TO_POINTER(wd), parent);
         return parent;
 }
@@ -183,18 +181,31 @@ static int on_deadline(sd_event_source *source, uint64_t usec, void *userdata) {
 
 void attr_watch_subject_applied(AttrWatch *w, const Subject *s) {
         const char *key = subject_key(s);
+        _cleanup_close_ int dir_fd = -1;
         WatchedChild *c;
+        struct stat st;
+        int k;
 
         if (!w || !w->armed || isempty(s->cgroup) || streq(s->cgroup, "/"))
                 return;
         set_deadline(w, key, s->focus_deadline_usec);
+
+        g_autofree char *parent_cgroup = cgroup_parent(s->cgroup);
+        k = cgroup_open_dir(w->manager->cgroup_root, parent_cgroup, &dir_fd);
+        if (k >= 0 && fstat(dir_fd, &st) < 0)
+                k = negative_errno();
+        if (k < 0) {
+                if (!errno_is_vanished(k))
+                        say_unavailable(w, parent_cgroup, k);
+                unwatch_child(w, key);
+                return;
+        }
         c = g_hash_table_lookup(w->children, key);
-        if (c && streq(c->cgroup, s->cgroup))
+        if (c && c->parent && streq(c->cgroup, s->cgroup) && c->parent->ino == st.st_ino)
                 return; /* every apply comes here: the usual case is this one */
         unwatch_child(w, key);
 
-        g_autofree char *parent_cgroup = cgroup_parent(s->cgroup);
-        WatchedParent *parent = watch_parent(w, parent_cgroup);
+        WatchedParent *parent = watch_parent(w, parent_cgroup, dir_fd, st.st_ino);
         if (!parent)
                 return;
         parent->users++;
@@ -228,30 +239,23 @@ static void unwatch_all(AttrWatch *w) {
         (void) sd_event_source_set_enabled(w->deadline_timer, SD_EVENT_OFF);
 }
 
-/* Hands each changed cgroup's subject to the manager, by a copy of its key:
- * applying may drop or replace the entry. */
-static void changed(AttrWatch *w, const char *key) {
-        g_autofree char *copy = g_strdup(key);
-        manager_cgroup_attributes_changed(w->manager, copy, false);
-}
+/* Reads at most this many buffers of events per wakeup: a user who rewrites
+ * an attribute of theirs in a loop must not keep policyd reading. */
+#define READS_PER_WAKEUP 16
+#define ATTRIBUTE_WAKEUPS_INTERVAL_USEC 1000000
+#define ATTRIBUTE_WAKEUPS_BURST 20
 
-static void changed_all(AttrWatch *w) {
-        g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func(g_free);
-        GHashTableIter it;
-        gpointer key;
-
-        g_hash_table_iter_init(&it, w->children);
-        while (g_hash_table_iter_next(&it, &key, NULL))
-                g_ptr_array_add(keys, g_strdup(key));
-        for (guint i = 0; i < keys->len; i++)
-                changed(w, g_ptr_array_index(keys, i));
-}
-
+/* Each changed cgroup's subject once, to the manager, after all events are
+ * read: the applies write xattrs of their own, whose events come in the
+ * next wakeup, not in this loop. Applying may drop or replace entries of
+ * the tables, so the keys are copies. */
 static int on_inotify(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
         AttrWatch *w = userdata;
         char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+        g_autoptr(GHashTable) changed = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        bool overflow = false;
 
-        for (;;) {
+        for (unsigned i = 0; i < READS_PER_WAKEUP; i++) {
                 ssize_t n = read(fd, buf, sizeof(buf));
                 if (n <= 0)
                         break;
@@ -260,13 +264,11 @@ static int on_inotify(sd_event_source *source, int fd, uint32_t revents, void *u
                         WatchedParent *parent = g_hash_table_lookup(w->by_wd, GINT_TO_POINTER(e->wd));
 
                         p += sizeof(struct inotify_event) + e->len;
-                        if (e->mask & IN_Q_OVERFLOW) {
-                                log_info("Missed cgroup attribute changes (inotify queue overflow): reading every "
-                                         "watched cgroup's attributes again.");
-                                changed_all(w);
-                        } else if (parent && (e->mask & IN_IGNORED)) {
-                                /* The directory is gone, and with it its children:
-                                 * they go as their units do. */
+                        if (e->mask & IN_Q_OVERFLOW)
+                                overflow = true;
+                        else if (parent && (e->mask & IN_IGNORED)) {
+                                /* The directory is gone: its children are watched
+                                 * again when they are applied again. */
                                 GHashTableIter it;
                                 gpointer value;
                                 g_hash_table_iter_init(&it, w->children);
@@ -279,10 +281,28 @@ static int on_inotify(sd_event_source *source, int fd, uint32_t revents, void *u
                                         "%s/%s", streq(parent->cgroup, "/") ? "" : parent->cgroup, e->name);
                                 const WatchedChild *c = g_hash_table_lookup(w->by_cgroup, cgroup);
                                 if (c)
-                                        changed(w, c->key);
+                                        g_hash_table_add(changed, g_strdup(c->key));
                         }
                 }
         }
+        if (overflow) {
+                log_info("Missed cgroup attribute changes (inotify queue overflow): reading every watched cgroup's "
+                         "attributes again.");
+                GHashTableIter it;
+                gpointer key;
+                g_hash_table_iter_init(&it, w->children);
+                while (g_hash_table_iter_next(&it, &key, NULL))
+                        g_hash_table_add(changed, g_strdup(key));
+        }
+
+        g_autoptr(GPtrArray) keys = g_ptr_array_new();
+        GHashTableIter it;
+        gpointer key;
+        g_hash_table_iter_init(&it, changed);
+        while (g_hash_table_iter_next(&it, &key, NULL))
+                g_ptr_array_add(keys, key);
+        for (guint i = 0; i < keys->len; i++)
+                manager_cgroup_attributes_changed(w->manager, g_ptr_array_index(keys, i), false);
         return 0;
 }
 
@@ -319,9 +339,12 @@ char *attr_watch_describe(const AttrWatch *w) {
                 return g_strdup("unavailable (no inotify): seen when a unit is read again");
         if (!w->armed)
                 return g_strdup("not watched: no group has [Match] XAttr=, Focused=, InactiveFor= or AllowSelfAssign=yes");
-        return g_strdup_printf("inotify IN_ATTRIB on %u directories, for %u cgroups; %u waiting for InactiveFor=%s%s%s",
+        return g_strdup_printf("inotify IN_ATTRIB on %u directories, for %u cgroups; %u waiting for InactiveFor=%s%s%s%s",
                                g_hash_table_size(w->parents), g_hash_table_size(w->children),
                                g_hash_table_size(w->waiting),
+                               sd_event_source_is_ratelimited(w->source) > 0
+                                       ? "; paused for a moment: attributes change too fast"
+                                       : "",
                                w->unavailable ? "; unavailable in places (" : "", strempty(w->unavailable),
                                w->unavailable ? "): seen there when a unit is read again" : "");
 }
@@ -342,6 +365,12 @@ int attr_watch_new(Manager *m, AttrWatch **ret) {
                                                     "are seen only when a unit is read again.");
         else {
                 k = sd_event_add_io(m->event, &w->source, w->inotify_fd, EPOLLIN, on_inotify, w);
+                /* Users write attributes of their own cgroups at will: at most
+                 * this many wakeups a second; what comes faster waits in the
+                 * kernel's queue (or overflows it: then every cgroup is read). */
+                if (k >= 0)
+                        k = sd_event_source_set_ratelimit(w->source, ATTRIBUTE_WAKEUPS_INTERVAL_USEC,
+                                                          ATTRIBUTE_WAKEUPS_BURST);
                 if (k < 0) {
                         attr_watch_free(TAKE_PTR(w));
                         return k;

@@ -26,10 +26,8 @@ void candidate_data_clear(CandidateData *d) {
 }
 
 /* user.* xattrs of a cgroup as "name=value", through its open directory,
- * sorted. Left out: policyd's own names (never matched), and what it wrote
- * itself from [Attributes] (its output is no input: otherwise one group's
- * attributes could pull a cgroup into another, and that one's push it
- * out again). */
+ * sorted: as matching sees them (cgroup_record_xattr_input()). Left out:
+ * policyd's own names, which are never matched. */
 static GPtrArray *read_user_xattrs(int fd, const CgroupRecord *record) {
         GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
         char names[65536];
@@ -44,9 +42,9 @@ static GPtrArray *read_user_xattrs(int fd, const CgroupRecord *record) {
                 if (k < 0)
                         continue;
                 value[k] = '\0';
-                if (cgroup_record_wrote_xattr(record, name, value))
-                        continue;
-                g_ptr_array_add(out, g_strdup_printf("%s=%s", name, value));
+                const char *input = cgroup_record_xattr_input(record, name, value);
+                if (input)
+                        g_ptr_array_add(out, g_strdup_printf("%s=%s", name, input));
         }
         g_ptr_array_sort(out, strcmp_ptr);
         g_ptr_array_add(out, NULL);

@@ -594,7 +594,7 @@ Manager *manager_free(Manager *m) {
         sweep_state_done(&m->sweep);
         /* Before the process layer, which it feeds. */
         m->exec_events = exec_watch_free(m->exec_events);
-        /* Before the subjects, which tell them when they go. */
+        /* Before the subjects, which tell both when they go. */
         m->processes = process_watch_free(m->processes);
         m->attributes = attr_watch_free(m->attributes);
         g_hash_table_unref(m->user_names);

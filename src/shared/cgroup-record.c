@@ -48,10 +48,12 @@ AppliedItem *cgroup_record_find(const CgroupRecord *r, Backend b, const char *ta
         return NULL;
 }
 
-bool cgroup_record_wrote_xattr(const CgroupRecord *r, const char *name, const char *value) {
+const char *cgroup_record_xattr_input(const CgroupRecord *r, const char *name, const char *current) {
         const AppliedItem *it = cgroup_record_find(r, BACKEND_XATTR, name, NULL);
 
-        return it && streq_ptr(it->written, value) && !(it->had_previous && streq_ptr(it->previous, value));
+        if (!it || !streq_ptr(it->written, current))
+                return current;
+        return it->had_previous ? it->previous : NULL;
 }
 
 int cgroup_path_validate(const char *cgroup) {

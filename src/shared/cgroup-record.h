@@ -35,9 +35,12 @@ int cgroup_record_parse(const char *text, CgroupRecord **ret);
 
 /* The item for backend and target, and its index; NULL if there is none. */
 AppliedItem *cgroup_record_find(const CgroupRecord *r, Backend b, const char *target, guint *ret_index);
-/* Whether the xattr name=value is policyd's own output on this cgroup: it
- * wrote that value, and the value was not there before it. */
-bool cgroup_record_wrote_xattr(const CgroupRecord *r, const char *name, const char *value);
+/* What [Match] XAttr= sees of the xattr name, whose value is current: while
+ * it holds what policyd wrote, the value from before policyd wrote it (NULL:
+ * there was none), since policyd's output is no input (a group that matches
+ * x=a and writes x=b must not leave by its own write, and come back when
+ * the undo puts a back); otherwise current, someone else's value. */
+const char *cgroup_record_xattr_input(const CgroupRecord *r, const char *name, const char *current);
 /* Whether target is something policyd may write for backend: a user.*
  * xattr, or a plain file name, within NAME_MAX. */
 bool cgroup_record_target_is_valid(Backend b, const char *target);

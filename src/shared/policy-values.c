@@ -104,7 +104,7 @@ static const struct {
 };
 
 static bool is_space(char c) {
-        return c == ' ' || c == '\t' || c == '\n';
+        return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
 /* Terms of [+]DIGITS[.DIGITS][UNIT], with blanks between; ".5" is a
@@ -124,12 +124,13 @@ int parse_timespan(const char *s, uint64_t *ret_usec, const char **ret_why) {
                 uint64_t whole = 0, unit = USEC_PER_SEC;
                 bool has_unit = false;
 
-                if (*p == '+')
-                        p++;
+                if (*p == '+' && !g_ascii_isdigit(*++p))
+                        return fail(ret_why, "not a number", -EINVAL);
                 for (digits = p; g_ascii_isdigit(*p); p++) {
-                        if (whole > (UINT64_MAX - 9) / 10)
+                        uint64_t d = (uint64_t) (*p - '0');
+                        if (whole > (UINT64_MAX - d) / 10)
                                 return fail(ret_why, "time span too large", -ERANGE);
-                        whole = whole * 10 + (uint64_t) (*p - '0');
+                        whole = whole * 10 + d;
                 }
                 if (*p == '.') {
                         frac = ++p;
@@ -150,16 +151,21 @@ int parse_timespan(const char *s, uint64_t *ret_usec, const char **ret_why) {
                         }
                 if (!has_unit && *p && !is_space(p[-1]))
                         return fail(ret_why, "unknown time unit (use us, ms, s, min, h, d, w, M or y)", -EINVAL);
-                if (whole > UINT64_MAX / unit)
+                /* UINT64_MAX stands for infinity, as in systemd: no sum may
+                 * reach it. */
+                if (whole >= UINT64_MAX / unit)
                         return fail(ret_why, "time span too large", -ERANGE);
                 uint64_t term = whole * unit;
                 /* Each decimal a tenth of the one before, rounded down as it goes. */
                 uint64_t scale = unit;
                 for (const char *f = frac; f && g_ascii_isdigit(*f); f++) {
                         scale /= 10;
-                        term += scale * (uint64_t) (*f - '0');
+                        uint64_t add = scale * (uint64_t) (*f - '0');
+                        if (add >= UINT64_MAX - term)
+                                return fail(ret_why, "time span too large", -ERANGE);
+                        term += add;
                 }
-                if (term > UINT64_MAX - total)
+                if (term >= UINT64_MAX - total)
                         return fail(ret_why, "time span too large", -ERANGE);
                 total += term;
                 any = true;

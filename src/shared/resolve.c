@@ -505,13 +505,15 @@ int resolve_candidate(const PolicySet *set, const Candidate *c, Resolution **ret
         merge_knobs(r, groups);
         merge_attributes(r, groups);
 
-        /* Only where the attributes could select the group. */
+        /* Only for groups that will match then: their other keys too. */
         g_hash_table_iter_init(&it, set->groups);
         gpointer value;
         while (g_hash_table_iter_next(&it, NULL, &value)) {
                 const PolicyGroup *g = value;
-                if (!c->xattrs_untrusted || g->allow_self_assign)
-                        r->focus_deadline_usec = MIN(r->focus_deadline_usec, focus_deadline(g, c));
+                Candidate then = *c;
+                then.now_usec = focus_deadline(g, c);
+                if (then.now_usec != FOCUS_UNSET && policy_group_matches(g, &then))
+                        r->focus_deadline_usec = MIN(r->focus_deadline_usec, then.now_usec);
         }
 
         *ret = TAKE_PTR(r);

@@ -1424,8 +1424,9 @@ static void test_record_round_trip(void) {
         g_assert_cmpuint(g_strv_length(lines), ==, 1 + rec->items->len + 1);
 }
 
-/* [Match] XAttr= leaves out what policyd wrote itself, and only that. */
-static void test_record_wrote_xattr(void) {
+/* [Match] XAttr= sees what was there before policyd wrote, while policyd's
+ * value is there; someone else's value as it is. */
+static void test_record_xattr_input(void) {
         g_autoptr(CgroupRecord) rec = cgroup_record_new("/system.slice/a.service");
 
         add_item(rec, BACKEND_XATTR, "user.slo.class", false, NULL, "batch");
@@ -1433,16 +1434,17 @@ static void test_record_wrote_xattr(void) {
         add_item(rec, BACKEND_XATTR, "user.over", true, "theirs", "ours");
         add_item(rec, BACKEND_CGROUP_FILE, "memory.swap.max", true, "max", "1024");
 
-        g_assert_true(cgroup_record_wrote_xattr(rec, "user.slo.class", "batch"));
+        /* policyd's value, on a name that was not there: nothing to see. */
+        g_assert_null(cgroup_record_xattr_input(rec, "user.slo.class", "batch"));
         /* Someone changed it since: that value is theirs. */
-        g_assert_false(cgroup_record_wrote_xattr(rec, "user.slo.class", "latency"));
-        /* It was there before policyd wrote the same value. */
-        g_assert_false(cgroup_record_wrote_xattr(rec, "user.kept", "same"));
-        g_assert_true(cgroup_record_wrote_xattr(rec, "user.over", "ours"));
-        g_assert_false(cgroup_record_wrote_xattr(rec, "user.over", "theirs"));
-        g_assert_false(cgroup_record_wrote_xattr(rec, "user.other", "batch"));
-        g_assert_false(cgroup_record_wrote_xattr(rec, "memory.swap.max", "1024"));
-        g_assert_false(cgroup_record_wrote_xattr(NULL, "user.slo.class", "batch"));
+        g_assert_cmpstr(cgroup_record_xattr_input(rec, "user.slo.class", "latency"), ==, "latency");
+        g_assert_cmpstr(cgroup_record_xattr_input(rec, "user.kept", "same"), ==, "same");
+        /* Over someone's value: theirs, as it was. */
+        g_assert_cmpstr(cgroup_record_xattr_input(rec, "user.over", "ours"), ==, "theirs");
+        g_assert_cmpstr(cgroup_record_xattr_input(rec, "user.over", "other"), ==, "other");
+        g_assert_cmpstr(cgroup_record_xattr_input(rec, "user.other", "batch"), ==, "batch");
+        g_assert_cmpstr(cgroup_record_xattr_input(rec, "memory.swap.max", "1024"), ==, "1024");
+        g_assert_cmpstr(cgroup_record_xattr_input(NULL, "user.slo.class", "batch"), ==, "batch");
 }
 
 static void test_record_garbage_rejected(void) {
@@ -1611,7 +1613,7 @@ int main(int argc, char **argv) {
 
         g_test_add_func("/cgroup-apply/record/round-trip", test_record_round_trip);
         g_test_add_func("/cgroup-apply/record/garbage-rejected", test_record_garbage_rejected);
-        g_test_add_func("/cgroup-apply/record/wrote-xattr", test_record_wrote_xattr);
+        g_test_add_func("/cgroup-apply/record/xattr-input", test_record_xattr_input);
         g_test_add_func("/cgroup-apply/record/without-final-newline", test_record_without_final_newline);
         g_test_add_func("/cgroup-apply/record/mutations-never-crash", test_record_mutations_never_crash);
         g_test_add_func("/cgroup-apply/names-and-free-null", test_names_and_free_null);

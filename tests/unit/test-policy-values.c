@@ -74,11 +74,15 @@ static void test_timespan_as_systemd(void) {
                 { "1h 30min", UINT64_C(5400000000) },
                 { "1 week", UINT64_C(604800000000) },
                 { "0", 0 },
+                { "1s\r\n2s", 3000000 },
+                { "18446744073709551614us", UINT64_MAX - 1 },
         };
         static const char *const bad[] = {
                 " xyz ", "", " ", " . ", " 5. ", ".s ", "-5s ", "-0.3s ", "-0.0s ", "-0.-0s ", "0.-0s ", "3.-0s ",
                 "infinity", " infinity .7", ".3 infinity", "3.+1s", "3. 1s", "3.s", "12.34.56", "12..34", "..1234",
-                "1234..", "11111111111111y", "5 x", "5x",
+                "1234..", "11111111111111y", "5 x", "5x", "+.5", "+", "++5",
+                /* would wrap, or reach UINT64_MAX, which stands for infinity */
+                "584542.9y", "18446744073709551609us 6us", "18446744073709551615us", "18446744073709551616",
         };
 
         for (size_t i = 0; i < G_N_ELEMENTS(good); i++) {

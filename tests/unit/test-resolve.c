@@ -365,6 +365,11 @@ static void test_focus_deadline(void) {
         later->match_inactive_usec = 300 * SEC;
         later->allow_self_assign = true;
         closed->match_inactive_usec = 10 * SEC;
+        /* Would come first, but its Unit= never matches these. */
+        PolicyGroup *elsewhere = group(s, "elsewhere", 0);
+        elsewhere->match_inactive_usec = 2 * SEC;
+        elsewhere->allow_self_assign = true;
+        words(elsewhere->match_units, "app-*.scope");
         const struct {
                 const char *name;
                 Candidate c;

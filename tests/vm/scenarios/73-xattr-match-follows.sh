@@ -12,6 +12,7 @@ pgt_setup
 pgt_policy pgt-tagged '[PolicyGroup]\n[Match]\nXAttr=user.pgt.class=tagged\n[Swap]\nSwapHigh=20M\n[Attributes]\nXAttr=user.pgt.out=tagged\n'
 pgt_policy pgt-tagger '[PolicyGroup]\n[Match]\nUnit=pgt-out.service\n[Attributes]\nXAttr=user.pgt.class=tagged\n'
 pgt_policy pgt-self '[PolicyGroup]\nAllowSelfAssign=yes\n[Swap]\nSwapHigh=30M\n'
+pgt_policy pgt-flip '[PolicyGroup]\n[Match]\nXAttr=user.pgt.mode=a\n[Attributes]\nXAttr=user.pgt.mode=b\n'
 start_policyd
 
 systemd-run --unit=pgt-in sleep infinity
@@ -58,6 +59,27 @@ assert_xattr "$out" user.pgt.class tagged
 sleep 3
 assert_xattr "$out" user.policy.group pgt-tagger
 assert_file_eq "$out/memory.swap.high" max
+
+# A group that matches x=a and writes x=b: its own write must neither push
+# the cgroup out (then its undo would put a back, and so on forever) nor
+# keep policyd busy.
+setfattr -n user.pgt.mode -v a "$in"
+wait_for "pgt-in joined pgt-flip by user.pgt.mode=a" xattr_is "$in" user.policy.group pgt-flip
+wait_for "pgt-flip wrote user.pgt.mode=b" xattr_is "$in" user.pgt.mode b
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+pid=$(systemctl show -P MainPID policyd.service)
+t0=$(ticks "$pid")
+sleep 5
+t1=$(ticks "$pid")
+echo "policyd used $((t1 - t0)) ticks in 5 s"
+(( t1 - t0 <= 20 )) || fail "policyd is busy after its own attribute write: $((t1 - t0)) ticks in 5 s"
+assert_xattr "$in" user.policy.group pgt-flip
+assert_xattr "$in" user.pgt.mode b
+# Someone else's value then counts: it leaves, and its b is not undone over theirs.
+setfattr -n user.pgt.mode -v c "$in"
+wait_for "pgt-in left pgt-flip" bash -c "! getfattr --absolute-names -n user.policy.group '$in'"
+assert_xattr "$in" user.pgt.mode c
+setfattr -x user.pgt.mode "$in"
 
 # A self-request on a delegated unit, made and withdrawn at runtime.
 setfattr -n user.policy.request -v pgt-self "$deleg"
