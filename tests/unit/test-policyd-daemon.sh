@@ -4,8 +4,9 @@
 #   - it exits cleanly when stopped with calls to systemd in flight, and
 #     survives systemd or the bus going away under those calls (issue 8, 1.1);
 #   - a group whose file stops loading keeps its last good version;
-#   - user.* xattrs count as policy input only on cgroups root owns, and
-#     self-requests only for AllowSelfAssign=yes groups on Delegate=yes units;
+#   - user.* xattrs on cgroups root does not own select only AllowSelfAssign=yes
+#     groups, self-requests only those groups and only on Delegate=yes units,
+#     and changes of either are followed without a signal from systemd;
 #   - SetUnitProperties: none for a unit already right, one per unit that
 #     needs changes (issue 8, 3).
 #   - it follows JobRemoved, PropertiesChanged and Reloading, and runs no
@@ -283,7 +284,7 @@ fi
 check_stop "policyd exits 0 after the reloads" 5
 stop_fake
 
-# === 3. Which xattrs are policy input
+# === 3. Which xattrs are policy input, and their changes
 
 # [Match] XAttr= on a cgroup root owns, and on one handed to uid 65534.
 mkdir "$cg/rootowned.scope" "$cg/delegated.scope"
@@ -292,7 +293,9 @@ setfattr -n user.test.mark -v 1 "$cg/delegated.scope"
 chown 65534:65534 "$cg/delegated.scope"
 # Self-requests: allowed group on a Delegate=yes unit joins; a Delegate=no
 # unit, or a group that does not allow it, does not.
-mkdir "$cg/self-ok.service" "$cg/self-nodelegate.service" "$cg/self-notallowed.service"
+mkdir "$cg/self-ok.service" "$cg/self-nodelegate.service" "$cg/self-notallowed.service" "$cg/flip.scope"
+# A group that matches x=a and writes x=b, on a cgroup that has x=a.
+setfattr -n user.test.x -v a "$cg/flip.scope"
 setfattr -n user.policy.request -v selfok "$cg/self-ok.service"
 setfattr -n user.policy.request -v selfok "$cg/self-nodelegate.service"
 setfattr -n user.policy.request -v noself "$cg/self-notallowed.service"
@@ -303,15 +306,18 @@ delegated.scope ControlGroup=$rel/delegated.scope Slice=test.slice Delegate=yes
 self-ok.service ControlGroup=$rel/self-ok.service Slice=test.slice Delegate=yes User=nobody
 self-nodelegate.service ControlGroup=$rel/self-nodelegate.service Slice=test.slice Delegate=no User=nobody
 self-notallowed.service ControlGroup=$rel/self-notallowed.service Slice=test.slice Delegate=yes User=nobody
+flip.scope ControlGroup=$rel/flip.scope Slice=test.slice
 EOF
 rm -f /run/policy.d/*
 put /run/policy.d/mark.policy '[Match]\nXAttr=user.test.mark=1\n[Attributes]\nXAttr=user.test.marked=yes\n'
 put /run/policy.d/selfok.policy '[PolicyGroup]\nAllowSelfAssign=yes\n[Attributes]\nXAttr=user.test.self=yes\n'
 put /run/policy.d/noself.policy '[PolicyGroup]\nAllowSelfAssign=no\n[Attributes]\nXAttr=user.test.self=yes\n'
+put /run/policy.d/open.policy '[PolicyGroup]\nAllowSelfAssign=yes\n[Match]\nXAttr=user.test.open=1\n'
+put /run/policy.d/flip.policy '[Match]\nXAttr=user.test.x=a\n[Attributes]\nXAttr=user.test.x=b\n'
 start_fake
 start_policyd || not_ok "policyd starts" "$(policyd_log)"
 # Every unit is applied once explain knows its cgroup (set with the reply, then applied).
-for u in rootowned.scope delegated.scope self-ok.service self-nodelegate.service self-notallowed.service; do
+for u in rootowned.scope delegated.scope self-ok.service self-nodelegate.service self-notallowed.service flip.scope; do
         wait_for 10 knows_cgroup "$u" \
                 || not_ok "policyd reads $u" "$("$policyctl" explain $u 2>&1)"
 done
@@ -332,6 +338,30 @@ check_membership "a self-request for an AllowSelfAssign=no group is refused" sel
 v=$(xattr "$cg/delegated.scope" user.test.marked)
 [ "$v" = "(none)" ] && ok "nothing of the group is written on the untrusted cgroup" \
         || not_ok "nothing of the group is written on the untrusted cgroup" "user.test.marked=$v"
+
+# Changes of attributes are followed without a word from systemd (the fake
+# sends no signal here): the owner's attribute selects a group that allows
+# it, and a cgroup leaves when its attribute goes.
+membership_is() { [ "$(xattr "$cg/$1" user.policy.group)" = "$2" ]; }
+setfattr -n user.test.open -v 1 "$cg/delegated.scope"
+wait_for 10 membership_is delegated.scope open
+check_membership "the owner's attribute selects an AllowSelfAssign=yes group, once set" delegated.scope open
+setfattr -x user.test.mark "$cg/rootowned.scope"
+wait_for 10 membership_is rootowned.scope "(none)"
+check_membership "a cgroup leaves when its [Match] attribute goes" rootowned.scope "(none)"
+v=$(xattr "$cg/rootowned.scope" user.test.marked)
+[ "$v" = "(none)" ] && ok "and what the group wrote is undone" || not_ok "and what the group wrote is undone" "user.test.marked=$v"
+
+# policyd's own write of x=b is no input: flip.scope stays in flip, and
+# policyd does not resolve it again and again.
+check_membership "a group's own attribute write does not push its member out" flip.scope flip
+n0=$(grep -c 'resolving again' "$tmp/policyd.log")
+sleep "$slow"
+n1=$(grep -c 'resolving again' "$tmp/policyd.log")
+v=$(xattr "$cg/flip.scope" user.test.x)
+[ "$v" = b ] && [ $((n1 - n0)) -le 1 ] && membership_is flip.scope flip \
+        && ok "no feedback loop through policyd's own attribute ($((n1 - n0)) resolutions in ${slow} s)" \
+        || not_ok "no feedback loop through policyd's own attribute" "x=$v, $((n1 - n0)) resolutions in ${slow} s"
 check_stop "policyd exits 0" 5
 stop_fake
 
