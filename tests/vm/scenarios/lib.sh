@@ -41,3 +41,133 @@ assert_no_xattr() {
         fi
         echo "ok: no xattr $2 on $1"
 }
+
+# wait_long SECONDS DESCRIPTION CMD...: polls CMD until it succeeds; fails
+# with CMD's last output after SECONDS.
+wait_long() {
+        local limit=$1 what=$2 start=$SECONDS out
+        shift 2
+        until out=$("$@" 2>&1); do
+                (( SECONDS - start < limit )) || fail "timed out after $limit s waiting for: $what${out:+ ($out)}"
+                sleep 0.5
+        done
+        echo "ok: $what (after $((SECONDS - start)) s)"
+}
+
+# A test user with their own systemd, user@UID.service, as on a desktop
+# (issue 10). Linger starts the manager without a login session; the image
+# has libpam-systemd, without which user@UID.service fails ("$XDG_RUNTIME_DIR
+# is not set"). The scenario removes the user on exit, whatever happened,
+# so the trap comes first:
+#
+#       trap test_user_cleanup EXIT     (with policyd-lib.sh: trap 'test_user_cleanup; pgt_cleanup' EXIT)
+#       test_user_setup pgdesk
+#       test_user_scope app-pgdesk-sleep.scope sleep infinity
+#
+# test_user_setup NAME: creates NAME (useradd's next free uid, 1000 in a
+# fresh guest), enables linger and waits until user@UID.service is active
+# and its private socket exists. Sets test_user, test_uid,
+# test_user_runtime (/run/user/UID), test_user_socket (the manager's
+# private socket) and test_user_cgroup (user@UID.service's cgroup
+# directory).
+test_user_setup() {
+        test_user=$1
+        # A user left by an earlier run that was killed before its cleanup.
+        if id -u "$test_user" >/dev/null 2>&1; then
+                echo "removing $test_user, left by an earlier run"
+                test_user_cleanup
+                test_user=$1
+        fi
+        useradd --create-home --user-group --shell /bin/bash "$test_user" ||
+                fail "useradd $test_user failed"
+        test_uid=$(id -u "$test_user")
+        test_user_runtime=/run/user/$test_uid
+        test_user_socket=$test_user_runtime/systemd/private
+        echo "created $test_user, uid $test_uid"
+        loginctl enable-linger "$test_user" || fail "loginctl enable-linger $test_user failed"
+        wait_long 60 "user@$test_uid.service is active" test_user_manager_is active
+        # shellcheck disable=SC2034 # used by the scenarios that source this
+        test_user_cgroup=/sys/fs/cgroup$(systemctl show -P ControlGroup user@"$test_uid".service)
+        wait_long 30 "$test_user_socket exists" test -S "$test_user_socket"
+}
+
+# test_user_manager_is STATE: user@UID.service's ActiveState is STATE; says
+# what it is otherwise, with the manager's last words when it failed.
+test_user_manager_is() {
+        local state
+        state=$(systemctl show -P ActiveState user@"$test_uid".service)
+        [[ $state == "$1" ]] && return 0
+        echo "user@$test_uid.service is $state"
+        if [[ $state == failed ]]; then
+                journalctl -b -q --no-pager -o cat -n 5 _SYSTEMD_UNIT=user@"$test_uid".service + UNIT=user@"$test_uid".service
+        fi
+        return 1
+}
+
+# test_user_run CMD...: runs CMD as the test user, with what their session
+# would have in its environment to reach their manager and bus. runuser
+# without -l opens no login session (its PAM stack has no pam_systemd).
+test_user_run() {
+        runuser -u "$test_user" -- env XDG_RUNTIME_DIR="$test_user_runtime" \
+                DBUS_SESSION_BUS_ADDRESS="unix:path=$test_user_runtime/bus" "$@"
+}
+
+# test_user_scope UNIT CMD...: starts CMD as the test user in scope UNIT
+# under their app.slice, as a desktop starts an app, and waits until their
+# manager has it running. A scope runs CMD in the caller, so it goes to
+# the background. ("systemd-run --machine=USER@.host --user --scope" from
+# root fails: the user manager cannot move a root process into its scope.)
+test_user_scope() {
+        local unit=$1
+        shift
+        test_user_run systemd-run --user --scope --slice=app.slice --unit="$unit" --quiet "$@" \
+                </dev/null >/dev/null 2>&1 &
+        wait_long 60 "$unit is running in user@$test_uid.service" \
+                test_user_unit_is "$unit" running
+}
+
+# test_user_unit_is UNIT SUBSTATE: as the user's own systemctl sees it.
+test_user_unit_is() {
+        local state
+        state=$(test_user_run systemctl --user show -P SubState "$1")
+        [[ $state == "$2" ]] && return 0
+        echo "$1 is ${state:-unknown}"
+        return 1
+}
+
+# test_user_end_session: linger off; with no login session left, logind
+# stops user@UID.service. Waits until the manager, the user's slice and
+# their runtime directory are gone; returns 1 if they are not in 60 s.
+test_user_end_session() {
+        local i state
+        loginctl disable-linger "$test_user" 2>/dev/null || true
+        for i in $(seq 1 120); do
+                state=$(systemctl show -P ActiveState user@"$test_uid".service)
+                if [[ ($state == inactive || $state == failed) &&
+                        ! -e /sys/fs/cgroup/user.slice/user-$test_uid.slice && ! -e $test_user_runtime ]]; then
+                        echo "ok: user@$test_uid.service stopped (after ~$((i / 2)) s)"
+                        return 0
+                fi
+                sleep 0.5
+        done
+        echo "user@$test_uid.service still $state 60 s after linger went off" >&2
+        return 1
+}
+
+# test_user_cleanup: ends the session and removes the user and their
+# home, leaving no trace. Safe to call twice, and after a partial setup.
+test_user_cleanup() {
+        [[ -n ${test_user:-} ]] || return 0
+        if id -u "$test_user" >/dev/null 2>&1; then
+                test_uid=$(id -u "$test_user")
+                test_user_runtime=/run/user/$test_uid
+                if ! test_user_end_session; then
+                        loginctl terminate-user "$test_user" 2>/dev/null || true
+                        test_user_end_session || true
+                fi
+                userdel --remove "$test_user" 2>/dev/null ||
+                        echo "userdel $test_user failed; processes: $(pgrep -u "$test_user" -a)" >&2
+                systemctl reset-failed user@"$test_uid".service user-runtime-dir@"$test_uid".service 2>/dev/null || true
+        fi
+        test_user=
+}

@@ -86,18 +86,6 @@ kill_policyd() {
         echo "killed policyd ($pid) with SIGKILL"
 }
 
-# wait_long SECONDS DESCRIPTION CMD...: wait_for with a longer limit, for
-# what grows with the number of units.
-wait_long() {
-        local limit=$1 what=$2 start=$SECONDS out
-        shift 2
-        until out=$("$@" 2>&1); do
-                (( SECONDS - start < limit )) || fail "timed out after $limit s waiting for: $what${out:+ ($out)}"
-                sleep 0.5
-        done
-        echo "ok: $what (after $((SECONDS - start)) s)"
-}
-
 # Counts over many units at once, one process each, for the storm
 # scenarios (9x-*.sh): a process per unit is too slow under TCG.
 # count_xattr NAME VALUE DIR...: how many DIRs carry NAME=VALUE.
