@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "exec-settle.h"
 #include "exec-watch.h"
 #include "log.h"
 #include "manager.h"
@@ -27,6 +28,13 @@
 /* Datagrams read per wakeup, so that a storm of execs cannot starve the
  * rest of the event loop (the source is level-triggered). */
 #define READS_PER_WAKEUP 256
+/* An exec that matters is looked at once the process has lasted this long.
+ * Looking costs a query of the injector (a helper instance, a unit start)
+ * wherever policyd cannot read /proc/PID/exe itself: a process of another
+ * user, or with a capability policyd lacks (CAP_SYS_PTRACE is the
+ * helper's). Most execs are short commands, gone by then, and KSM= or a
+ * mempolicy would do nothing for them. */
+#define EXEC_SETTLE_USEC (1 * G_USEC_PER_SEC)
 
 struct ExecWatch {
         Manager *manager;
@@ -38,6 +46,8 @@ struct ExecWatch {
         bool lost_logged;
         uint32_t ack;        /* of our last control message; the kernel's ack is one more */
         uint64_t lost;       /* times the socket overflowed */
+        ExecSettle *settling; /* execs that matter, until they have lasted */
+        sd_event_source *settle_timer;
 };
 
 /* ---- the socket ---- */
@@ -152,6 +162,8 @@ static int subscribe(ExecWatch *x, int *ret_fd, bool *ret_filtered, char **ret_r
 }
 
 static void unsubscribe(ExecWatch *x) {
+        exec_settle_clear(x->settling);
+        (void) sd_event_source_set_enabled(x->settle_timer, SD_EVENT_OFF);
         if (x->fd < 0)
                 return;
         x->source = sd_event_source_disable_unref(x->source);
@@ -195,10 +207,22 @@ static int read_cgroup(pid_t pid, char *buf, size_t size, const char **ret) {
         return -ENODATA;
 }
 
+static void arm_settle_timer(ExecWatch *x) {
+        uint64_t next = exec_settle_next(x->settling);
+
+        if (next == UINT64_MAX) {
+                (void) sd_event_source_set_enabled(x->settle_timer, SD_EVENT_OFF);
+                return;
+        }
+        (void) sd_event_source_set_time(x->settle_timer, next);
+        (void) sd_event_source_set_enabled(x->settle_timer, SD_EVENT_ONESHOT);
+}
+
 static void on_exec(ExecWatch *x, pid_t pid) {
         char buf[8192];
         const char *cgroup;
-        int k;
+        uint64_t now = 0;
+        int enabled = SD_EVENT_OFF, k;
 
         k = read_cgroup(pid, buf, sizeof(buf), &cgroup);
         if (k < 0) {
@@ -206,7 +230,33 @@ static void on_exec(ExecWatch *x, pid_t pid) {
                         log_debug_errno(k, "Exec of PID %d: cannot read its cgroup: %m", (int) pid);
                 return; /* gone already: nothing to set */
         }
-        process_watch_process_exec(x->manager->processes, pid, cgroup);
+        if (!process_watch_exec_matters(x->manager->processes, cgroup))
+                return;
+        (void) sd_event_now(x->manager->event, CLOCK_MONOTONIC, &now);
+        exec_settle_add(x->settling, pid, now);
+        (void) sd_event_source_get_enabled(x->settle_timer, &enabled);
+        if (enabled == SD_EVENT_OFF)
+                arm_settle_timer(x);
+}
+
+static int on_settled(sd_event_source *source, uint64_t usec, void *userdata) {
+        ExecWatch *x = userdata;
+        uint64_t now = usec;
+        (void) source;
+
+        (void) sd_event_now(x->manager->event, CLOCK_MONOTONIC, &now);
+        g_autoptr(GArray) pids = exec_settle_take_due(x->settling, now);
+        for (guint i = 0; i < pids->len; i++) {
+                pid_t pid = g_array_index(pids, pid_t, i);
+                char buf[8192];
+                const char *cgroup;
+                /* Again: it may have moved since. A PID taken by another
+                 * process since is looked at as that process. */
+                if (read_cgroup(pid, buf, sizeof(buf), &cgroup) >= 0)
+                        process_watch_process_exec(x->manager->processes, pid, cgroup);
+        }
+        arm_settle_timer(x);
+        return 0;
 }
 
 static void on_lost(ExecWatch *x) {
@@ -323,11 +373,21 @@ char *exec_watch_describe(ExecWatch *x) {
 
 int exec_watch_new(Manager *m, ExecWatch **ret) {
         ExecWatch *x = g_new0(ExecWatch, 1);
+        int k;
 
         x->manager = m;
         x->fd = -1;
         /* Some other listener's acks come to us too. */
         x->ack = (uint32_t) getpid() << 8;
+        x->settling = exec_settle_new(EXEC_SETTLE_USEC);
+        k = sd_event_add_time(m->event, &x->settle_timer, CLOCK_MONOTONIC, UINT64_MAX, 0, on_settled, x);
+        if (k >= 0)
+                k = sd_event_source_set_enabled(x->settle_timer, SD_EVENT_OFF);
+        if (k < 0) {
+                exec_watch_free(x);
+                return k;
+        }
+        (void) sd_event_source_set_description(x->settle_timer, "exec-settle");
         *ret = x;
         return 0;
 }
@@ -336,6 +396,8 @@ ExecWatch *exec_watch_free(ExecWatch *x) {
         if (!x)
                 return NULL;
         unsubscribe(x);
+        sd_event_source_disable_unref(x->settle_timer);
+        exec_settle_free(x->settling);
         g_free(x->unavailable);
         g_free(x);
         return NULL;

@@ -1193,19 +1193,38 @@ static void forget_exited(ProcessWatch *w, const char *key) {
                 forget_record(w, g_ptr_array_index(gone, i));
 }
 
-void process_watch_process_exec(ProcessWatch *w, pid_t pid, const char *cgroup) {
+/* The subject whose cgroup is nearest, as read_procs_of() has it, where
+ * its processes' knobs follow exec. */
+static Subject *exec_subject(ProcessWatch *w, const char *cgroup, const char **ret_key) {
         const char *key;
         Subject *s;
-        ProcessRecord *r;
-        uint64_t t;
 
-        if (!w || !w->active || pid == getpid())
-                return;
-        /* The subject whose cgroup is nearest, as read_procs_of() has it. */
+        if (!w || !w->active)
+                return NULL;
         key = subject_of_cgroup(w, cgroup);
         s = key ? manager_find_subject(w->manager, key) : NULL;
         /* Without Executable=, the new program inherits what the old had. */
         if (!s || !process_knobs_follow_exec(w->manager->policies, s->memberships))
+                return NULL;
+        if (ret_key)
+                *ret_key = key;
+        return s;
+}
+
+bool process_watch_exec_matters(ProcessWatch *w, const char *cgroup) {
+        return exec_subject(w, cgroup, NULL);
+}
+
+void process_watch_process_exec(ProcessWatch *w, pid_t pid, const char *cgroup) {
+        const char *key = NULL;
+        Subject *s;
+        ProcessRecord *r;
+        uint64_t t;
+
+        if (pid == getpid())
+                return;
+        s = exec_subject(w, cgroup, &key);
+        if (!s)
                 return;
         if (read_start_time(pid, &t) < 0)
                 return; /* exited already */

@@ -87,10 +87,12 @@ void process_watch_subject_applied(ProcessWatch *w, Subject *s);
 /* The subject lost its cgroup, or is going away. */
 void process_watch_subject_gone(ProcessWatch *w, const char *key);
 
-/* PID exec'd, and is in cgroup (from /proc/PID/cgroup): where the nearest
+/* Whether an exec in cgroup (from /proc/PID/cgroup) matters: the nearest
  * watched cgroup is a member of a group whose KSM= or NUMAPolicy= follows
- * Executable=, its record is decided again with the new executable.
- * Elsewhere, nothing but a few lookups. */
+ * Executable=. Nothing but a few lookups. */
+bool process_watch_exec_matters(ProcessWatch *w, const char *cgroup);
+/* PID exec'd, and is in cgroup: where the exec matters, its record is
+ * decided again with the new executable. */
 void process_watch_process_exec(ProcessWatch *w, pid_t pid, const char *cgroup);
 /* Exec events were lost: every watched cgroup is read again, and the
  * processes of those where Executable= matters are decided again. */
