@@ -1154,8 +1154,12 @@ static int on_inotify(sd_event_source *source, int fd, uint32_t revents, void *u
 
 /* ---- exec events (exec-watch.c) ---- */
 
-/* An executable policyd may read itself (its own user's processes, without
- * CAP_SYS_PTRACE): where no group takes it, no helper needs to start. */
+/* Where policyd can read /proc/PID/exe itself and no group takes that
+ * executable, no helper needs to start. That read needs ptrace access, which
+ * policyd, without CAP_SYS_PTRACE, has only to processes of its own user
+ * with no capabilities beyond its own: a root shell has more, so for most
+ * processes the read fails and the helper is asked (hence the settling
+ * delay in exec-watch.c). */
 static bool exe_wants_nothing(ProcessWatch *w, pid_t pid, const GPtrArray *memberships, char **ret_exe) {
         char path[64], buf[4096];
         ProcessWant want = { .knobs.ksm = -1 };
