@@ -191,6 +191,17 @@ void attr_watch_subject_applied(AttrWatch *w, const Subject *s) {
         set_deadline(w, key, s->focus_deadline_usec);
 
         g_autofree char *parent_cgroup = cgroup_parent(s->cgroup);
+        /* Every apply comes here, and the usual case is that nothing
+         * changed: one stat says so. (Its path may cross a symlink, which
+         * cgroupfs has none of; the watch itself goes through the careful
+         * walk below.) */
+        c = g_hash_table_lookup(w->children, key);
+        if (c && c->parent && streq(c->cgroup, s->cgroup)) {
+                g_autofree char *path = g_build_filename(w->manager->cgroup_root, parent_cgroup, NULL);
+                if (stat(path, &st) >= 0 && st.st_ino == c->parent->ino)
+                        return;
+        }
+
         k = cgroup_open_dir(w->manager->cgroup_root, parent_cgroup, &dir_fd);
         if (k >= 0 && fstat(dir_fd, &st) < 0)
                 k = negative_errno();
@@ -202,7 +213,7 @@ void attr_watch_subject_applied(AttrWatch *w, const Subject *s) {
         }
         c = g_hash_table_lookup(w->children, key);
         if (c && c->parent && streq(c->cgroup, s->cgroup) && c->parent->ino == st.st_ino)
-                return; /* every apply comes here: the usual case is this one */
+                return;
         unwatch_child(w, key);
 
         WatchedParent *parent = watch_parent(w, parent_cgroup, dir_fd, st.st_ino);
