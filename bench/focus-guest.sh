@@ -25,8 +25,8 @@
 #
 # CPU per change is the sum over the applier's threads of
 # /proc/PID/task/*/schedstat (ns on CPU) over the block, read 1 s after its
-# last change, and journald's likewise (policyd logs each change it
-# applies). The gap between changes (--gap-ms, default 200) keeps
+# last change, and journald's and dbus-daemon's likewise (policyd logs each
+# change it applies, and sends signals on its bus). The gap between changes (--gap-ms, default 200) keeps
 # policyd's attribute wakeups (two per change: the focus write, then its own
 # tag's) under its rate limit of 20 a second, which a person switching focus
 # never reaches. Then the watches: policyctl status's Attributes: line and
@@ -124,19 +124,21 @@ trap cleanup EXIT
 
 # run_block WAY BLOCK PID: one probe run while PID applies; CPU of PID over it.
 run_block() {
-        local way=$1 block=$2 pid=$3 c0 c1 j0 j1 t0 t1 out jd
+        local way=$1 block=$2 pid=$3 c0 c1 j0 j1 d0 d1 t0 t1 out jd dd
         out=$(mktemp)
         jd=$(systemctl show -P MainPID systemd-journald.service)
-        c0=$(cpu_ns "$pid"); j0=$(cpu_ns "$jd"); t0=$(date +%s%N)
+        dd=$(systemctl show -P MainPID dbus.service)
+        c0=$(cpu_ns "$pid"); j0=$(cpu_ns "$jd"); d0=$(cpu_ns "$dd"); t0=$(date +%s%N)
         "$probe" "$way" "$per_block" "$gap_ms" "${app_dirs[@]}" > "$out" || { cat "$out"; die "focus-probe ($way, block $block)"; }
         sleep 1 # the applier's last wakeups (its own tag's event)
-        c1=$(cpu_ns "$pid"); j1=$(cpu_ns "$jd"); t1=$(date +%s%N)
+        c1=$(cpu_ns "$pid"); j1=$(cpu_ns "$jd"); d1=$(cpu_ns "$dd"); t1=$(date +%s%N)
         sed "s/\$/ block=$block/" "$out"
         awk -v w="$way" '$2 == "kind=change" { sub("latency_us=", "", $7); print w, $7 }' "$out" >> "$results"
         emit kind=cpu way="$way" block="$block" changes="$per_block" cpu_ns=$((c1 - c0)) \
-                journald_cpu_ns=$((j1 - j0)) wall_ms=$(((t1 - t0) / 1000000))
+                journald_cpu_ns=$((j1 - j0)) dbus_cpu_ns=$((d1 - d0)) wall_ms=$(((t1 - t0) / 1000000))
         echo "cpu $way $((c1 - c0))" >> "$results"
         echo "journald $way $((j1 - j0))" >> "$results"
+        echo "dbus $way $((d1 - d0))" >> "$results"
         rm -f "$out"
 }
 
@@ -211,8 +213,11 @@ r50=$(ratio "$(pct policyd 50)" "$(pct floor 50)")
 r99=$(ratio "$(pct policyd 99)" "$(pct floor 99)")
 rcpu=$(ratio "$(cpu_per_change policyd)" "$(cpu_per_change floor)")
 echo "policyd / floor: p50 ${r50}x, p99 ${r99}x, CPU per change ${rcpu}x"
-echo "journald CPU per change (ms, median of blocks): $(cpu_per_change policyd journald) with policyd, $(cpu_per_change floor journald) with the floor"
-emit kind=journald policyd_ms_per_change="$(cpu_per_change policyd journald)" floor_ms_per_change="$(cpu_per_change floor journald)"
+for who in journald dbus; do
+        echo "$who CPU per change (ms, median of blocks): $(cpu_per_change policyd $who) with policyd, $(cpu_per_change floor $who) with the floor"
+        emit kind=others who=$who policyd_ms_per_change="$(cpu_per_change policyd $who)" \
+                floor_ms_per_change="$(cpu_per_change floor $who)"
+done
 echo "inotify watches of policyd: $watches_n with $((apps * 5)) apps; $(attributes_line)"
 emit kind=ratio p50="$r50" p99="$r99" cpu="$rcpu"
 emit kind=done
