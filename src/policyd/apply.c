@@ -504,8 +504,7 @@ void subject_apply(Subject *s) {
         }
         g_free(s->attributes_seen);
         s->attributes_seen = TAKE_PTR(attributes_seen);
-        s->focus_deadline_usec = r->focus_deadline_usec;
-        attr_watch_subject_applied(m->attributes, s);
+        attr_watch_subject_applied(m->attributes, s, r->focus_deadline_usec);
 
         log_notes(s, r, s->notes);
         if (!same_groups(r, s)) {

@@ -179,7 +179,7 @@ static int on_deadline(sd_event_source *source, uint64_t usec, void *userdata) {
         return 0;
 }
 
-void attr_watch_subject_applied(AttrWatch *w, const Subject *s) {
+void attr_watch_subject_applied(AttrWatch *w, const Subject *s, uint64_t focus_deadline_usec) {
         const char *key = subject_key(s);
         _cleanup_close_ int dir_fd = -1;
         WatchedChild *c;
@@ -188,7 +188,7 @@ void attr_watch_subject_applied(AttrWatch *w, const Subject *s) {
 
         if (!w || !w->armed || isempty(s->cgroup) || streq(s->cgroup, "/"))
                 return;
-        set_deadline(w, key, s->focus_deadline_usec);
+        set_deadline(w, key, focus_deadline_usec);
 
         g_autofree char *parent_cgroup = cgroup_parent(s->cgroup);
         /* Every apply comes here, and the usual case is that nothing
@@ -342,7 +342,7 @@ void attr_watch_policies_changed(AttrWatch *w) {
         g_hash_table_iter_init(&it, m->subjects);
         while (g_hash_table_iter_next(&it, NULL, &value))
                 if (subject_is_running(value))
-                        attr_watch_subject_applied(w, value);
+                        attr_watch_subject_applied(w, value, FOCUS_UNSET);
 }
 
 char *attr_watch_describe(const AttrWatch *w) {

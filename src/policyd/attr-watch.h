@@ -18,6 +18,7 @@
  * focus_deadline_usec), set only while some subject waits for one. */
 
 #include <stdbool.h>
+#include <stdint.h>
 
 typedef struct Manager Manager;
 typedef struct Subject Subject;
@@ -29,8 +30,9 @@ AttrWatch *attr_watch_free(AttrWatch *w);
 /* The policy set was swapped in: arm (watching every subject's cgroup) or
  * disarm. */
 void attr_watch_policies_changed(AttrWatch *w);
-/* The subject was resolved with its cgroup: watch it there. */
-void attr_watch_subject_applied(AttrWatch *w, const Subject *s);
+/* The subject was resolved with its cgroup: watch it there, and wake at
+ * focus_deadline_usec (the Resolution's; FOCUS_UNSET: no InactiveFor= waits). */
+void attr_watch_subject_applied(AttrWatch *w, const Subject *s, uint64_t focus_deadline_usec);
 void attr_watch_subject_gone(AttrWatch *w, const char *key);
 
 /* For status: how attribute changes are noticed. */

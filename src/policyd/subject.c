@@ -79,7 +79,6 @@ Subject *subject_new(Manager *m, const char *unit, const char *cgroup) {
         s->unit_properties = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
         s->property_records = g_ptr_array_new_with_free_func(property_record_destroy);
         s->relied_properties = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-        s->focus_deadline_usec = FOCUS_UNSET;
 
         const char *key = subject_key(s);
         if (state_load_cgroup_record(m->state_dir, key, &s->record) < 0)

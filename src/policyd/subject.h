@@ -67,7 +67,6 @@ typedef struct Subject {
         GHashTable *relied_properties;
 
         char *attributes_seen;       /* of the cgroup, at the last resolution (gather_attributes()) */
-        uint64_t focus_deadline_usec; /* of the last resolution (Resolution's) */
         char *no_space_logged;       /* the xattrs last reported as not fitting */
         PlanFlags plan_flags;        /* of the last apply (gather_plan_flags()) */
         bool needs_daemon_reload;    /* a group its unit file names changed since systemd last ran the generator */
