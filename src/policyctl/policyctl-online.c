@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "bus-util.h"
 #include "json-writer.h"
 #include "policyctl-online.h"
+#include "unit-lookup.h"
 #include "util.h"
 
 /* The same names as policyd's manager.h, which policyctl does not include. */
@@ -385,6 +387,7 @@ typedef struct DaemonState {
         char *version;
         char *processes;
         char *attributes;
+        char *managers;
         bool dry_run;
         uint32_t n_groups, n_members, n_errors, n_warnings, n_need_daemon_reload;
         uint64_t last_reload_usec;
@@ -394,6 +397,7 @@ static void daemon_state_done(DaemonState *s) {
         g_free(s->version);
         g_free(s->processes);
         g_free(s->attributes);
+        g_free(s->managers);
 }
 
 /* The reply to Properties.GetAll. */
@@ -426,6 +430,12 @@ static int parse_daemon_state(sd_bus_message *reply, DaemonState *ret) {
                         if (r >= 0) {
                                 g_free(s.attributes);
                                 s.attributes = g_strdup(str);
+                        }
+                } else if (streq(name, "Managers")) {
+                        r = sd_bus_message_read(reply, "v", "s", &str);
+                        if (r >= 0) {
+                                g_free(s.managers);
+                                s.managers = g_strdup(str);
                         }
                 } else if (streq(name, "DryRun")) {
                         r = sd_bus_message_read(reply, "v", "b", &b);
@@ -547,6 +557,8 @@ static void print_status_json(const DaemonState *s, const GPtrArray *groups) {
         g_string_append_c(out, ',');
         json_append_field(out, "attributes", s->attributes, true);
         g_string_append_c(out, ',');
+        json_append_field(out, "managers", s->managers, true);
+        g_string_append_c(out, ',');
         json_append_key(out, "last_reload_usec");
         if (s->last_reload_usec > 0)
                 g_string_append_printf(out, "%" PRIu64, s->last_reload_usec);
@@ -588,6 +600,8 @@ static void print_status_text(const DaemonState *s, const GPtrArray *groups) {
                 printf("   Processes: %s\n", s->processes);
         if (s->attributes)
                 printf("  Attributes: %s\n", s->attributes);
+        if (s->managers)
+                printf("    Managers: %s\n", s->managers);
         if (s->n_need_daemon_reload > 0)
                 printf("   Generator: %" PRIu32 " %s unit files name changed groups: run 'systemctl daemon-reload'\n"
                        "              (or 'policyctl reload --daemon-reload') for their exec-time settings\n",
@@ -854,6 +868,30 @@ static void append_processes_json(GString *out, const GPtrArray *processes) {
         g_string_append_c(out, ']');
 }
 
+/* policyd names a user's unit "user@UID/UNIT": its manager is
+ * user@UID.service; any other unit is PID 1's. NULL for no unit. */
+static char *unit_manager_name(const char *unit) {
+        uid_t uid;
+
+        if (isempty(unit))
+                return NULL;
+        if (user_unit_key_parse(unit, &uid, NULL) >= 0)
+                return g_strdup_printf("user@%u", (unsigned) uid);
+        return g_strdup("system");
+}
+
+static char *unit_manager_description(const char *unit) {
+        uid_t uid;
+
+        if (isempty(unit))
+                return NULL;
+        if (user_unit_key_parse(unit, &uid, NULL) < 0)
+                return g_strdup("system (PID 1)");
+        struct passwd *pw = getpwuid(uid);
+        return pw ? g_strdup_printf("user@%u.service (the systemd of %s)", (unsigned) uid, pw->pw_name)
+                  : g_strdup_printf("user@%u.service (the systemd of uid %u)", (unsigned) uid, (unsigned) uid);
+}
+
 static void print_explain_json(const char *unit, const char *cgroup, const GPtrArray *groups,
                                const GPtrArray *knobs, const GPtrArray *processes) {
         static const char *const keys[_KNOB_FIELDS] = {
@@ -863,7 +901,9 @@ static void print_explain_json(const char *unit, const char *cgroup, const GPtrA
         };
         g_autoptr(GString) out = g_string_new("{");
 
+        g_autofree char *manager = unit_manager_name(unit);
         json_append_field(out, "unit", unit, true);
+        json_append_field(out, "manager", manager, false);
         json_append_field(out, "cgroup", cgroup, false);
         g_string_append(out, ",\"groups\":[");
         for (guint i = 0; i < groups->len / 2; i++) {
@@ -903,7 +943,10 @@ static void print_explain_text(const char *unit, const char *cgroup, const GPtrA
                 g_string_append_printf(group_list, "%s%s (%s)", i > 0 ? ", " : "",
                                        (const char *) g_ptr_array_index(groups, 2 * i),
                                        (const char *) g_ptr_array_index(groups, 2 * i + 1));
+        g_autofree char *manager = unit_manager_description(unit);
         printf("  Unit: %s\n", isempty(unit) ? "-" : unit);
+        if (manager)
+                printf("Manager: %s\n", manager);
         printf("Cgroup: %s\n", cgroup);
         printf("Groups: %s\n", group_list->len > 0 ? group_list->str : "none");
 

@@ -95,7 +95,7 @@ static char *property_previous(Subject *s, const char *property, const char *cur
         if (r < 0)
                 return g_strdup(strempty(current));
         if (r > 0)
-                log_context(LOG_DEBUG, 0, s->unit, NULL, NULL, 0,
+                log_context(LOG_DEBUG, 0, subject_name(s), NULL, NULL, 0,
                             "%s=%s comes from policyd-generator's drop-in; recording %s as the value to restore",
                             property, strempty(current), isempty(previous) ? "nothing" : previous);
         return previous;
@@ -116,14 +116,14 @@ static void sync_kernel_file(Subject *s, const char *property, const char *value
         for (guint i = 0; i < report->actions->len; i++) {
                 const Action *a = g_ptr_array_index(report->actions, i);
                 if (a->result == ACTION_WROTE)
-                        log_context(LOG_NOTICE, 0, s->unit, NULL, NULL, 0,
+                        log_context(LOG_NOTICE, 0, subject_name(s), NULL, NULL, 0,
                                     "systemd holds %s=%s but did not write it (daemon-reload): set %s=%s (was %s)",
                                     property, value, file, strempty(a->new_value), strempty(a->old_value));
                 else
                         apply_log_action(subject_name(s), a);
         }
         if (r < 0 && !errno_is_vanished(r))
-                log_context(LOG_DEBUG, r, s->unit, NULL, NULL, 0, "Failed to bring %s in line with %s: %m", file,
+                log_context(LOG_DEBUG, r, subject_name(s), NULL, NULL, 0, "Failed to bring %s in line with %s: %m", file,
                             property);
 }
 
@@ -205,7 +205,7 @@ static void restore_stale_generated(Subject *s, const CgroupPlan *plan, GPtrArra
                     unit_property_previous(*p, current, assignments, &admin) <= 0 || isempty(admin) ||
                     systemd_property_value_equal(*p, current, admin))
                         continue;
-                log_context(LOG_INFO, 0, s->unit, NULL, NULL, 0,
+                log_context(LOG_INFO, 0, subject_name(s), NULL, NULL, 0,
                             "%s=%s comes from policyd-generator's drop-in for a group the unit no longer has; "
                             "restoring %s at runtime",
                             *p, current, admin);
@@ -303,7 +303,8 @@ static void set_unit_properties(Subject *s, GPtrArray *changes, bool undo) {
                 return;
         if (!undo)
                 record_ahead(s, changes);
-        if (systemd_set_unit_properties(s->manager, s->unit, changes, undo) < 0 && !undo)
+        SystemdLink *l = manager_link_of(s->manager, s);
+        if ((l ? systemd_set_unit_properties(l, s->unit, changes, undo) : -ENOTCONN) < 0 && !undo)
                 record_revert(s, changes);
 }
 
@@ -357,7 +358,7 @@ static void apply_systemd_properties(Subject *s, const CgroupPlan *plan) {
          * is involved (its logic reads the unit's files too). */
         if (s->properties_stale && may_need_systemd_call(s, plan)) {
                 if (has_generated_dropin(s))
-                        manager_refresh_unit(m, s->unit, s->object_path);
+                        manager_refresh_subject(s);
                 else {
                         g_auto(GStrv) names = systemd_properties_involved(s, plan);
                         manager_read_unit_values(m, s, names);
@@ -375,7 +376,7 @@ static void apply_systemd_properties(Subject *s, const CgroupPlan *plan) {
                         continue;
                 g_hash_table_remove(s->relied_properties, item->target);
                 if (m->dry_run) {
-                        log_context(LOG_NOTICE, 0, s->unit, NULL, NULL, 0, "Would set %s=%s (is %s)", item->target,
+                        log_context(LOG_NOTICE, 0, subject_name(s), NULL, NULL, 0, "Would set %s=%s (is %s)", item->target,
                                     item->value, strempty(current));
                         continue;
                 }
@@ -402,11 +403,11 @@ static void apply_systemd_properties(Subject *s, const CgroupPlan *plan) {
                         /* Still the value from before: the set recorded ahead never
                          * reached systemd (a crash in between), or was undone. */
                         if (systemd_property_value_equal(rec->property, current, rec->previous))
-                                log_context(LOG_DEBUG, 0, s->unit, NULL, NULL, 0,
+                                log_context(LOG_DEBUG, 0, subject_name(s), NULL, NULL, 0,
                                             "%s=%s is the value from before; nothing to undo", rec->property,
                                             strempty(current));
                         else
-                                log_context(LOG_INFO, 0, s->unit, NULL, NULL, 0,
+                                log_context(LOG_INFO, 0, subject_name(s), NULL, NULL, 0,
                                             "Left %s=%s alone: it is no longer the value policyd set (%s)",
                                             rec->property, strempty(current), rec->written);
                         g_ptr_array_remove_index(s->property_records, i--);
@@ -414,7 +415,7 @@ static void apply_systemd_properties(Subject *s, const CgroupPlan *plan) {
                         continue;
                 }
                 if (m->dry_run) {
-                        log_context(LOG_NOTICE, 0, s->unit, NULL, NULL, 0, "Would restore %s=%s", rec->property,
+                        log_context(LOG_NOTICE, 0, subject_name(s), NULL, NULL, 0, "Would restore %s=%s", rec->property,
                                     rec->previous);
                         continue;
                 }

@@ -65,7 +65,7 @@ int manager_resolve_target_argument(Manager *m, const char *arg, char **ret_key,
         if (r < 0)
                 return r;
         Subject *s = manager_find_subject_by_cgroup(m, cgroup);
-        *ret_key = g_strdup(s && s->unit ? s->unit : cgroup);
+        *ret_key = g_strdup(s && s->unit ? subject_key(s) : cgroup);
         *ret_cgroup = TAKE_PTR(cgroup);
         return 0;
 }

@@ -5,6 +5,7 @@
 #include "assign.h"
 #include "attr-watch.h"
 #include "bus-api.h"
+#include "user-managers.h"
 #include "bus-util.h"
 #include "conf-parse.h"
 #include "explain.h"
@@ -131,7 +132,7 @@ static int method_list_members(sd_bus_message *msg, void *userdata, sd_bus_error
                 const Membership *mb = find_membership(s->memberships, group);
                 if (!mb)
                         continue;
-                r = sd_bus_message_append(reply, "(sss)", strempty(s->unit), strempty(s->cgroup),
+                r = sd_bus_message_append(reply, "(sss)", strempty(subject_unit_id(s)), strempty(s->cgroup),
                                           membership_source_to_string(mb->source));
                 if (r < 0)
                         return r;
@@ -221,7 +222,7 @@ static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *err
         r = sd_bus_message_new_method_return(msg, &reply);
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(reply, "ss", strempty(s->unit), strempty(s->cgroup));
+        r = sd_bus_message_append(reply, "ss", strempty(subject_unit_id(s)), strempty(s->cgroup));
         if (r < 0)
                 return r;
 
@@ -355,7 +356,13 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 static void json_subject(GString *out, const Subject *s) {
         g_string_append_c(out, '{');
         json_append_key(out, "unit");
-        json_append_string(out, s->unit);
+        json_append_string(out, subject_unit_id(s));
+        g_string_append_c(out, ',');
+        json_append_key(out, "manager");
+        g_autofree char *manager = !s->unit ? NULL
+                                   : s->user_unit ? g_strdup_printf("user@%u", (unsigned) s->manager_uid)
+                                                  : g_strdup("system");
+        json_append_string(out, manager);
         g_string_append_c(out, ',');
         json_append_key(out, "cgroup");
         json_append_string(out, s->cgroup);
@@ -470,6 +477,10 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
                 g_autofree char *text = attr_watch_describe(m->attributes);
                 return sd_bus_message_append(reply, "s", text);
         }
+        if (streq(property, "Managers")) {
+                g_autofree char *text = user_managers_describe(m);
+                return sd_bus_message_append(reply, "s", text);
+        }
         if (streq(property, "NMembers")) {
                 unsigned n = 0;
                 GHashTableIter it;
@@ -495,6 +506,7 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_PROPERTY("NConfigWarnings", "u", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("Processes", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION),
         SD_BUS_PROPERTY("Attributes", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION),
+        SD_BUS_PROPERTY("Managers", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION),
         SD_BUS_PROPERTY("NUnitsNeedDaemonReload", "u", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION),
         SD_BUS_METHOD_WITH_NAMES("ListGroups", NULL, , "a(suss)", SD_BUS_PARAM(groups), method_list_groups,
                                  SD_BUS_VTABLE_UNPRIVILEGED),
@@ -577,7 +589,7 @@ void bus_api_emit_membership_changed(Manager *m, const Subject *s, const Resolut
         if (sd_bus_message_new_signal(m->bus, &signal, POLICYD_BUS_PATH, POLICYD_BUS_INTERFACE,
                                       "MembershipChanged") < 0)
                 return;
-        if (sd_bus_message_append(signal, "ss", strempty(s->unit), strempty(s->cgroup)) < 0)
+        if (sd_bus_message_append(signal, "ss", strempty(subject_unit_id(s)), strempty(s->cgroup)) < 0)
                 return;
         if (sd_bus_message_open_container(signal, 'a', "s") < 0)
                 return;

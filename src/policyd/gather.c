@@ -92,7 +92,7 @@ static void read_unit_groups(Subject *s) {
                                             diags);
         for (guint i = 0; i < diags->items->len; i++) {
                 const Diagnostic *diag = g_ptr_array_index(diags->items, i);
-                log_context(LOG_WARNING, 0, s->unit, NULL, diag->file, diag->line, "%s:%u: %s", strempty(diag->file),
+                log_context(LOG_WARNING, 0, subject_name(s), NULL, diag->file, diag->line, "%s:%u: %s", strempty(diag->file),
                             diag->line, diag->message);
         }
         s->unit_groups_read = true;
@@ -168,18 +168,25 @@ void gather_candidate(Subject *s, CandidateData *d) {
         d->c.slices = (const char *const *) d->slices;
         d->c.cgroup = s->cgroup;
         d->c.user = s->user;
+        if (s->user_unit) {
+                d->c.user_manager = true;
+                d->c.manager_uid = s->manager_uid;
+                d->c.user = user_name_of(m, s->manager_uid);
+        }
 
         gather_attributes(s, d);
         if (d->c.owner_known)
                 d->c.owner_name = user_name_of(m, d->c.owner_uid);
 
-        if (s->unit) {
+        /* A user's unit files are the user's to write: PolicyGroup= there
+         * would let them pick any group. policyd-generator reads PID 1's. */
+        if (s->unit && !s->user_unit) {
                 read_unit_groups(s);
                 d->c.unit_groups = (const char *const *) s->unit_groups;
         }
 
-        d->runtime = groups_for(m->assignments, s->unit, s->cgroup);
-        d->excluded = groups_for(m->exclusions, s->unit, s->cgroup);
+        d->runtime = groups_for(m->assignments, s->unit ? subject_key(s) : NULL, s->cgroup);
+        d->excluded = groups_for(m->exclusions, s->unit ? subject_key(s) : NULL, s->cgroup);
         d->c.runtime_groups = (const char *const *) d->runtime->pdata;
         d->c.runtime_excluded = (const char *const *) d->excluded->pdata;
 }
@@ -187,14 +194,18 @@ void gather_candidate(Subject *s, CandidateData *d) {
 PlanFlags gather_plan_flags(Subject *s) {
         g_autofree char *controllers = NULL;
 
-        if (s->unit)
-                return PLAN_SYSTEMD_MANAGED; /* systemd enables cpuset for AllowedMemoryNodes= */
+        /* Systemd's units: its properties. PID 1 enables cpuset for
+         * AllowedMemoryNodes=; a user's manager cannot. */
+        PlanFlags flags = s->user_unit ? PLAN_SYSTEMD_MANAGED | PLAN_USER_MANAGER : 0;
+
+        if (s->unit && !s->user_unit)
+                return PLAN_SYSTEMD_MANAGED;
         if (isempty(s->cgroup) ||
             cgroup_read_value(s->manager->cgroup_root, s->cgroup, BACKEND_CGROUP_FILE, "cgroup.controllers",
                               &controllers) < 0)
-                return 0;
+                return flags;
         g_auto(GStrv) names = g_strsplit_set(controllers, " \n", -1);
-        return g_strv_contains((const char *const *) names, "cpuset") ? 0 : PLAN_NO_CPUSET;
+        return flags | (g_strv_contains((const char *const *) names, "cpuset") ? 0 : PLAN_NO_CPUSET);
 }
 
 int subject_resolve(Subject *s, Resolution **ret, char **ret_attributes_seen) {

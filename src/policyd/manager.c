@@ -18,6 +18,7 @@
 #include "process-watch.h"
 #include "state-store.h"
 #include "systemd-watch.h"
+#include "user-managers.h"
 #include "util.h"
 
 static void ptr_array_destroy(gpointer p) {
@@ -37,6 +38,7 @@ void manager_unit_snapshot(Manager *m, const char *unit, unsigned generation, Un
                 return; /* forgotten, or refreshed again since */
         subject_take_snapshot(s, snap);
         subject_apply(s);
+        user_managers_unit_changed(m, s);
 }
 
 void manager_unit_values(Manager *m, const char *unit, unsigned generation, GHashTable *values) {
@@ -67,10 +69,12 @@ void manager_unit_properties_set(Manager *m, const char *unit, GPtrArray *change
  * refresh has up to nine calls in flight (systemd_refresh_unit()). */
 #define REFRESHES_IN_FLIGHT_MAX 8
 
-static void pump_refreshes(Manager *m) {
+static void pump_refreshes(SystemdLink *l) {
+        Manager *m = l->manager;
+
         /* Without a bus the queue waits for the reconnect. */
-        while (m->bus && m->refreshes_in_flight < REFRESHES_IN_FLIGHT_MAX && !g_queue_is_empty(m->refresh_queue)) {
-                g_autofree char *key = g_queue_pop_head(m->refresh_queue);
+        while (l->bus && l->refreshes_in_flight < REFRESHES_IN_FLIGHT_MAX && !g_queue_is_empty(l->refresh_queue)) {
+                g_autofree char *key = g_queue_pop_head(l->refresh_queue);
                 Subject *s = manager_find_subject(m, key);
                 if (!s)
                         continue;
@@ -79,17 +83,25 @@ static void pump_refreshes(Manager *m) {
                  * ended is uncounted, so --once cannot exit in between. */
                 s->refresh_generation = ++m->refresh_generation;
                 g_auto(GStrv) values = g_steal_pointer(&s->refresh_values);
-                int r = values ? systemd_read_unit_values(m, s->unit, s->object_path, s->refresh_generation, values)
-                               : systemd_refresh_unit(m, s->unit, s->object_path, s->refresh_generation);
+                int r = values ? systemd_read_unit_values(l, s->unit, s->object_path, s->refresh_generation, values)
+                               : systemd_refresh_unit(l, s->unit, s->object_path, s->refresh_generation);
                 if (r >= 0)
-                        m->refreshes_in_flight++;
+                        l->refreshes_in_flight++;
         }
 }
 
-void manager_refresh_finished(Manager *m) {
-        if (m->refreshes_in_flight > 0)
-                m->refreshes_in_flight--;
-        pump_refreshes(m);
+void manager_refresh_finished(SystemdLink *l) {
+        if (l->refreshes_in_flight > 0)
+                l->refreshes_in_flight--;
+        pump_refreshes(l);
+}
+
+SystemdLink *manager_link_of(Manager *m, const Subject *s) {
+        if (!s->unit)
+                return NULL;
+        if (!s->user_unit)
+                return m->system;
+        return g_hash_table_lookup(m->user_links, GUINT_TO_POINTER(s->manager_uid));
 }
 
 /* policyd's own injector runs one instance a request: followed as a unit,
@@ -99,13 +111,15 @@ static bool unit_is_own_helper(const char *unit) {
         return g_str_has_prefix(unit, "policyd-inject@") && g_str_has_suffix(unit, ".service");
 }
 
-void manager_refresh_unit(Manager *m, const char *unit, const char *object_path) {
-        Subject *s = manager_find_subject(m, unit);
+void manager_refresh_unit(SystemdLink *l, const char *unit, const char *object_path) {
+        Manager *m = l->manager;
+        g_autofree char *key = systemd_link_key(l, unit);
+        Subject *s = manager_find_subject(m, key);
 
-        if (!unit_type_has_cgroup(unit) || unit_is_own_helper(unit))
+        if (!unit_type_has_cgroup(unit) || (!l->user && unit_is_own_helper(unit)))
                 return;
         if (!s)
-                s = subject_new(m, unit, NULL);
+                s = l->user ? subject_new_user_unit(m, l->uid, unit) : subject_new(m, unit, NULL);
         if (object_path && !streq_ptr(s->object_path, object_path)) {
                 g_free(s->object_path);
                 s->object_path = g_strdup(object_path);
@@ -114,12 +128,20 @@ void manager_refresh_unit(Manager *m, const char *unit, const char *object_path)
         if (!s->object_path || s->refresh_queued)
                 return;
         s->refresh_queued = true;
-        g_queue_push_tail(m->refresh_queue, g_strdup(unit));
-        pump_refreshes(m);
+        g_queue_push_tail(l->refresh_queue, g_steal_pointer(&key));
+        pump_refreshes(l);
+}
+
+void manager_refresh_subject(Subject *s) {
+        SystemdLink *l = manager_link_of(s->manager, s);
+        if (l)
+                manager_refresh_unit(l, s->unit, s->object_path);
 }
 
 void manager_read_unit_values(Manager *m, Subject *s, char *const *properties) {
-        if (!s->object_path || !properties || !properties[0])
+        SystemdLink *l = manager_link_of(m, s);
+
+        if (!l || !s->object_path || !properties || !properties[0])
                 return;
         if (s->refresh_queued) {
                 /* A whole refresh queued covers these; a values read gets them added. */
@@ -136,14 +158,16 @@ void manager_read_unit_values(Manager *m, Subject *s, char *const *properties) {
         }
         s->refresh_values = g_strdupv((char **) properties);
         s->refresh_queued = true;
-        g_queue_push_tail(m->refresh_queue, g_strdup(s->unit));
-        pump_refreshes(m);
+        g_queue_push_tail(l->refresh_queue, g_strdup(subject_key(s)));
+        pump_refreshes(l);
 }
 
 void manager_forget_unit(Manager *m, const char *unit) {
+        /* unit: the subject key, "user@UID/UNIT" for a user's unit. */
         Subject *s = manager_find_subject(m, unit);
         if (!s)
                 return;
+        user_managers_unit_gone(m, unit);
         /* An unloaded unit has no cgroup. Property records stay on disk: the
          * runtime properties live on in systemd for the unit's next load;
          * except a transient unit's, which systemd keeps in its transient
@@ -194,10 +218,22 @@ void manager_cgroup_attributes_changed(Manager *m, const char *key, bool deadlin
         subject_apply(s);
 }
 
-void manager_systemd_reloaded(Manager *m) {
+void manager_systemd_reloaded(SystemdLink *l) {
+        Manager *m = l->manager;
         GHashTableIter it;
         gpointer value;
 
+        if (l->user) {
+                /* Its units may have other settings now; policyd-generator
+                 * runs for PID 1 only. */
+                g_autoptr(GPtrArray) keys = hash_table_keys(m->subjects);
+                for (guint i = 0; i < keys->len; i++) {
+                        Subject *s = manager_find_subject(m, g_ptr_array_index(keys, i));
+                        if (s && s->user_unit && s->manager_uid == l->uid)
+                                manager_refresh_unit(l, s->unit, s->object_path);
+                }
+                return;
+        }
         /* The generator ran again: its drop-ins follow the groups now. */
         g_hash_table_iter_init(&it, m->subjects);
         while (g_hash_table_iter_next(&it, NULL, &value))
@@ -218,7 +254,7 @@ static void resolve_all(Manager *m, bool read_units) {
                         continue;
                 subject_invalidate_unit_groups(s);
                 if (s->unit && read_units)
-                        manager_refresh_unit(m, s->unit, s->object_path);
+                        manager_refresh_subject(s);
                 else {
                         s->properties_stale = s->unit != NULL;
                         subject_apply(s);
@@ -300,7 +336,7 @@ static unsigned mark_stale_generator_dropins(Manager *m, const PolicySet *new) {
                         if (fa && fb && streq(fa, fb))
                                 continue;
                         if (!s->needs_daemon_reload)
-                                log_context(LOG_NOTICE, 0, s->unit, mb->group, NULL, 0,
+                                log_context(LOG_NOTICE, 0, subject_name(s), mb->group, NULL, 0,
                                             "Group '%s', which the unit file names, changed: its runtime settings "
                                             "are applied now; its exec-time settings (KSM=, NUMAPolicy=) need "
                                             "'systemctl daemon-reload' and a restart of the unit",
@@ -413,12 +449,10 @@ static int on_disconnected(sd_bus_message *msg, void *userdata, sd_bus_error *re
 }
 
 void manager_reconnect_later(Manager *m) {
-        m->bus = sd_bus_flush_close_unref(m->bus);
-        /* Calls still pending went with the bus; the next ListUnits reads
+        /* Calls still pending go with the bus; the next ListUnits reads
          * every unit again. */
-        m->refreshes_in_flight = 0;
-        m->subscribed = false;
-        m->systemd_reloading = false;
+        systemd_link_close(m->system);
+        m->bus = sd_bus_flush_close_unref(m->bus);
         m->reconnect_attempt = 0;
         if (m->once) {
                 m->exit_code = EXIT_FAILURE;
@@ -449,22 +483,24 @@ static int connect_bus(Manager *m) {
                 return log_error_errno(r, "Failed to watch for disconnection: %m");
 
         m->bus = TAKE_PTR(bus);
+        m->system->bus = m->bus;
         r = bus_api_attach(m);
         if (r < 0)
                 goto fail;
-        r = systemd_watch_attach(m);
+        r = systemd_watch_attach(m->system);
         if (r < 0)
                 goto fail;
         manager_call_started(m); /* until the name is ours: --once must not exit before */
         m->reconnect_attempt = 0;
         return 0;
 fail:
+        systemd_link_close(m->system);
         m->bus = sd_bus_flush_close_unref(m->bus);
         return r;
 }
 
 void manager_name_acquired(Manager *m) {
-        if (systemd_watch_start(m) < 0) {
+        if (systemd_watch_start(m->system) < 0) {
                 m->exit_code = EXIT_FAILURE;
                 (void) sd_event_exit(m->event, EXIT_FAILURE);
         }
@@ -475,11 +511,19 @@ void manager_name_acquired(Manager *m) {
 
 /* ---- lifecycle ---- */
 
-void manager_units_listed(Manager *m, bool complete) {
+void manager_units_listed(SystemdLink *l, GHashTable *listed) {
+        Manager *m = l->manager;
+
+        l->listed = listed != NULL;
+        if (l->user) {
+                if (listed)
+                        user_managers_listed(m, l, listed);
+                return;
+        }
         m->startup_listed = true;
         /* A failed listing left running units without a subject: their
          * records would look stale. A later listing (reconnect) may do. */
-        if (complete && !m->sweep.done)
+        if (listed && !m->sweep.done)
                 m->sweep.due = true;
 }
 
@@ -539,7 +583,8 @@ int manager_new(const char *cgroup_root, bool dry_run, bool once, Manager **ret)
         m->dry_run = m->dry_run_argument = dry_run;
         m->once = once;
         m->subjects = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, subject_free_notify);
-        m->refresh_queue = g_queue_new();
+        m->system = systemd_link_new(m, false, 0);
+        m->user_links = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, user_link_free_notify);
         m->user_names = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
         m->assignments = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, ptr_array_destroy);
         m->exclusions = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, ptr_array_destroy);
@@ -589,8 +634,10 @@ Manager *manager_free(Manager *m) {
                 return NULL;
         /* The bus first, as systemd-oomd does: closing it frees the pending
          * calls, which must not find the tables below already gone. */
+        g_hash_table_unref(m->user_links); /* each closes its own bus first */
+        systemd_link_close(m->system);
         m->bus = sd_bus_flush_close_unref(m->bus);
-        g_queue_free_full(m->refresh_queue, g_free);
+        m->system = systemd_link_free(m->system);
         sweep_state_done(&m->sweep);
         /* Before the process layer, which it feeds. */
         m->exec_events = exec_watch_free(m->exec_events);

@@ -6,7 +6,9 @@
  * of what it wrote. Everything else borrows from it.
  *
  * A value flows one way through the files of this directory:
- *   systemd-watch.c  systemd's signals and replies → a UnitSnapshot
+ *   systemd-watch.c  systemd's signals and replies → a UnitSnapshot, for
+ *                    each SystemdLink: PID 1, and users' managers
+ *   user-managers.c  a link for each running user@UID.service
  *   manager.c        the one way in (manager_unit_snapshot()), the refresh
  *                    queue, reloads, the bus connection
  *   subject.c        the cache: one Subject per unit or assigned cgroup
@@ -42,13 +44,16 @@
 typedef struct ProcessWatch ProcessWatch;
 typedef struct ExecWatch ExecWatch;
 typedef struct AttrWatch AttrWatch;
+typedef struct SystemdLink SystemdLink;
 
 #define POLICYD_STATE_DIR "/run/policyd"
 
 
 struct Manager {
         sd_event *event;
-        sd_bus *bus;
+        sd_bus *bus;               /* the system bus: our name, and PID 1 (system) */
+        SystemdLink *system;       /* PID 1, over bus */
+        GHashTable *user_links;    /* uid → SystemdLink* of a running user@UID.service (user-managers.c) */
         char *cgroup_root;         /* where cgroup2 is mounted, found with libmount */
         char *state_dir;
 
@@ -67,12 +72,8 @@ struct Manager {
         bool dry_run_argument;     /* --dry-run alone: a reload cannot turn it off */
         bool once;
         bool started;              /* READY=1 sent; later loads are reloads */
-        bool subscribed;
-        bool systemd_reloading;    /* between systemd's Reloading true and false */
         unsigned pending_calls;    /* all calls in flight; --once exits at zero after start */
         unsigned refresh_generation; /* numbers every unit refresh */
-        GQueue *refresh_queue;     /* keys of units waiting to be re-read */
-        unsigned refreshes_in_flight;
         bool startup_listed;
         SweepState sweep;
         ProcessWatch *processes;   /* KSM= and NUMAPolicy= in running processes */
@@ -95,11 +96,16 @@ int manager_run(Manager *m);
  * then re-resolves every subject. The old set stays when loading fails. */
 int manager_reload(Manager *m);
 
-/* Re-reads a unit from systemd and applies its groups (asynchronous). */
-void manager_refresh_unit(Manager *m, const char *unit, const char *object_path);
+/* Re-reads a unit of l's manager and applies its groups (asynchronous). */
+void manager_refresh_unit(SystemdLink *l, const char *unit, const char *object_path);
+/* The same for a subject's unit, from its manager; nothing for a cgroup. */
+void manager_refresh_subject(Subject *s);
 void manager_refresh_all(Manager *m);
-/* systemd finished a daemon-reload: generator drop-ins are fresh again. */
-void manager_systemd_reloaded(Manager *m);
+/* A systemd finished a daemon-reload: generator drop-ins are fresh again. */
+void manager_systemd_reloaded(SystemdLink *l);
+/* The manager a subject's unit belongs to; NULL for a cgroup no unit owns,
+ * and while a user's manager is not connected. */
+SystemdLink *manager_link_of(Manager *m, const Subject *s);
 void manager_forget_unit(Manager *m, const char *unit);
 /* The xattrs, owner or mode of the subject's cgroup changed (attr-watch.c):
  * applies again if what matching reads of them changed, or (deadline) in
@@ -129,12 +135,13 @@ void manager_reconnect_later(Manager *m);
 /* Called once the bus name is ours: only then do we start changing things. */
 void manager_name_acquired(Manager *m);
 
-/* systemd's list of units came in (complete: read whole, not an error):
- * every unit that runs has a subject now. */
-void manager_units_listed(Manager *m, bool complete);
+/* A systemd's list of units came in (listed: the keys of the running
+ * units, read whole; NULL on an error): every unit that runs has a subject
+ * now. */
+void manager_units_listed(SystemdLink *l, GHashTable *listed);
 
 /* A unit refresh ended (replied, failed or superseded): start the next. */
-void manager_refresh_finished(Manager *m);
+void manager_refresh_finished(SystemdLink *l);
 
 void manager_call_started(Manager *m);
 void manager_call_finished(Manager *m);

@@ -34,6 +34,7 @@ static void property_record_destroy(gpointer p) {
 Subject *subject_free(Subject *s) {
         if (!s)
                 return NULL;
+        g_free(s->key);
         g_free(s->unit);
         g_free(s->object_path);
         g_free(s->cgroup);
@@ -60,27 +61,31 @@ void subject_free_notify(void *p) {
 }
 
 const char *subject_key(const Subject *s) {
-        return s->unit ? s->unit : s->cgroup;
+        return s->key;
 }
 
 const char *subject_name(const Subject *s) {
-        return s->unit ? s->unit : s->cgroup;
+        return s->key;
+}
+
+const char *subject_unit_id(const Subject *s) {
+        return s->unit ? s->key : NULL;
 }
 
 bool subject_is_running(const Subject *s) {
         return !s->active_state || (!streq(s->active_state, "inactive") && !streq(s->active_state, "failed"));
 }
 
-Subject *subject_new(Manager *m, const char *unit, const char *cgroup) {
+static Subject *subject_create(Manager *m, char *key, const char *unit, const char *cgroup) {
         Subject *s = g_new0(Subject, 1);
         s->manager = m;
+        s->key = key;
         s->unit = g_strdup(unit);
         s->cgroup = g_strdup(cgroup);
         s->unit_properties = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
         s->property_records = g_ptr_array_new_with_free_func(property_record_destroy);
         s->relied_properties = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 
-        const char *key = subject_key(s);
         if (state_load_cgroup_record(m->state_dir, key, &s->record) < 0)
                 s->record = NULL;
         (void) state_load_property_records(m->state_dir, key, s->property_records);
@@ -88,6 +93,17 @@ Subject *subject_new(Manager *m, const char *unit, const char *cgroup) {
                 (void) sd_bus_path_encode("/org/freedesktop/systemd1/unit", unit, &s->object_path);
 
         g_hash_table_insert(m->subjects, g_strdup(key), s);
+        return s;
+}
+
+Subject *subject_new(Manager *m, const char *unit, const char *cgroup) {
+        return subject_create(m, g_strdup(unit ? unit : cgroup), unit, cgroup);
+}
+
+Subject *subject_new_user_unit(Manager *m, uid_t uid, const char *unit) {
+        Subject *s = subject_create(m, g_strdup_printf("user@%u/%s", (unsigned) uid, unit), unit, NULL);
+        s->user_unit = true;
+        s->manager_uid = uid;
         return s;
 }
 
@@ -141,10 +157,10 @@ void subject_save(Subject *s) {
                 return;
         r = state_save_cgroup_record(m->state_dir, subject_key(s), s->record);
         if (r < 0)
-                log_context(LOG_WARNING, r, s->unit, NULL, NULL, 0, "Failed to save what was applied: %m");
+                log_context(LOG_WARNING, r, subject_name(s), NULL, NULL, 0, "Failed to save what was applied: %m");
         r = state_save_property_records(m->state_dir, subject_key(s), s->property_records);
         if (r < 0)
-                log_context(LOG_WARNING, r, s->unit, NULL, NULL, 0, "Failed to save the properties set: %m");
+                log_context(LOG_WARNING, r, subject_name(s), NULL, NULL, 0, "Failed to save the properties set: %m");
 }
 
 void subject_forget_cgroup(Subject *s) {

@@ -8,6 +8,7 @@
 
 #include <glib.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "cgroup-apply.h"
 #include "resolve.h"
@@ -38,7 +39,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(UnitSnapshot, unit_snapshot_free)
 
 typedef struct Subject {
         Manager *manager;
-        char *unit;          /* NULL for a cgroup no unit owns */
+        char *key;           /* in the manager's table (subject_key()) */
+        char *unit;          /* as its manager names it; NULL for a cgroup no unit owns */
+        bool user_unit;      /* a unit of a user's systemd (user@UID.service), not PID 1's */
+        uid_t manager_uid;   /* that user's uid */
         char *object_path;   /* systemd's object for the unit */
         char *cgroup;        /* below the cgroup root; NULL while the unit has none */
         char *slice;
@@ -78,13 +82,19 @@ typedef struct Subject {
 /* Creates a subject in the manager's table, adopting what an earlier run
  * recorded for it under the state directory. */
 Subject *subject_new(Manager *m, const char *unit, const char *cgroup);
+/* The same for a unit of a user's systemd, keyed "user@UID/UNIT". */
+Subject *subject_new_user_unit(Manager *m, uid_t uid, const char *unit);
 Subject *subject_free(Subject *s);
 void subject_free_notify(void *p);
 
-/* The key in the manager's table: the unit name, or the cgroup path. */
+/* The key in the manager's table: the unit name, "user@UID/UNIT" for a
+ * user's unit, or the cgroup path. */
 const char *subject_key(const Subject *s);
-/* For messages: the unit, or the cgroup no unit owns. */
+/* For messages, D-Bus and policyctl: the same, which names the manager. */
 const char *subject_name(const Subject *s);
+/* The unit as policyd names it to others (D-Bus, policyctl): "user@UID/UNIT"
+ * for a user's unit, which names its manager; NULL for a cgroup no unit owns. */
+const char *subject_unit_id(const Subject *s);
 /* Whether the unit is in a state that has a cgroup to apply to. */
 bool subject_is_running(const Subject *s);
 

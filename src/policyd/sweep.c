@@ -9,6 +9,7 @@
 #include "sweep.h"
 #include "systemd-watch.h"
 #include "unit-lookup.h"
+#include "user-managers.h"
 #include "util.h"
 
 /* Unit checks in flight at once, the rest queued: a boot can leave
@@ -71,6 +72,15 @@ static void sweep_cgroup_record(Manager *m, const char *name) {
                 return;
         }
         who = key ? key : rec->cgroup;
+        uid_t uid;
+        if (key && user_unit_key_parse(key, &uid, NULL) >= 0 && user_manager_runs(uid)) {
+                /* Its manager's link reads the unit again, and applies or undoes then. */
+                log_context(LOG_DEBUG, 0, who, NULL, NULL, 0,
+                            "The systemd of uid %u runs: leaving %s/cgroups/%s for its link", (unsigned) uid,
+                            m->state_dir, name);
+                st->kept++;
+                return;
+        }
 
         r = cgroup_exists(m->cgroup_root, rec->cgroup);
         if (r < 0) {
@@ -169,6 +179,8 @@ static void sweep_finish_if_done(Manager *m) {
                        st->units_gone, st->units_refreshed, st->kept);
 }
 
+static void sweep_user_unit_record(Manager *m, const char *kind, const char *name, const char *key, uid_t uid);
+
 static void pump_checks(Manager *m) {
         SweepState *st = &m->sweep;
 
@@ -179,7 +191,7 @@ static void pump_checks(Manager *m) {
                 /* Started meanwhile (JobRemoved): the subject holds its records. */
                 if (manager_find_subject(m, unit))
                         continue;
-                r = m->bus ? systemd_check_unit(m, unit) : -ENOTCONN;
+                r = m->bus ? systemd_check_unit(m->system, unit) : -ENOTCONN;
                 if (r < 0) {
                         log_context(LOG_WARNING, r, unit, NULL, NULL, 0,
                                     "Failed to ask systemd about the unit, leaving its property records in place: %m");
@@ -194,6 +206,12 @@ static void pump_checks(Manager *m) {
 static void sweep_property_record(Manager *m, const char *name) {
         SweepState *st = &m->sweep;
         g_autofree char *unit = state_file_name_to_key(name);
+        uid_t uid;
+
+        if (unit && user_unit_key_parse(unit, &uid, NULL) >= 0) {
+                sweep_user_unit_record(m, "properties", name, unit, uid);
+                return;
+        }
 
         if (!unit || !unit_type_has_cgroup(unit)) {
                 /* A hashed name does not say which unit. */
@@ -203,6 +221,29 @@ static void sweep_property_record(Manager *m, const char *name) {
                 return;
         }
         g_queue_push_tail(st->units, TAKE_PTR(unit));
+}
+
+/* A user's unit: while its manager runs, the link adopts the record when it
+ * lists the unit; when the manager is gone, so are the runtime properties
+ * it held (they live under /run/user/UID), and there is nothing to undo. */
+static void sweep_user_unit_record(Manager *m, const char *kind, const char *name, const char *key, uid_t uid) {
+        SweepState *st = &m->sweep;
+        int r;
+
+        if (user_manager_runs(uid)) {
+                log_context(LOG_DEBUG, 0, key, NULL, NULL, 0, "The systemd of uid %u runs: leaving %s/%s/%s for its link",
+                            (unsigned) uid, m->state_dir, kind, name);
+                st->kept++;
+                return;
+        }
+        log_context(LOG_DEBUG, 0, key, NULL, NULL, 0, "The systemd of uid %u is gone, and so is what it held: %s %s/%s/%s",
+                    (unsigned) uid, m->dry_run ? "would remove" : "removing", m->state_dir, kind, name);
+        r = m->dry_run ? 0 : state_remove_record(m->state_dir, kind, name);
+        if (r < 0) {
+                log_warning_errno(r, "Failed to remove %s/%s/%s: %m", m->state_dir, kind, name);
+                st->kept++;
+        } else
+                st->units_gone++;
 }
 
 static void sweep_records(Manager *m) {
@@ -238,7 +279,8 @@ void sweep_start_if_due(Manager *m) {
          * systemd unload it later, with a UnitRemoved that forgets the unit
          * (manager_forget_unit()); a sweep run again from there would load
          * it again, round and round. */
-        if (!m->sweep.due || m->sweep.done || m->refreshes_in_flight > 0 || !g_queue_is_empty(m->refresh_queue))
+        if (!m->sweep.due || m->sweep.done || m->system->refreshes_in_flight > 0 ||
+            !g_queue_is_empty(m->system->refresh_queue))
                 return;
         m->sweep.due = false;
         process_watch_startup_converged(m->processes);
@@ -282,7 +324,7 @@ void sweep_unit_checked(Manager *m, const char *unit, const char *object_path, c
                  * for its next start, as systemd keeps its runtime
                  * properties. */
                 log_context(LOG_DEBUG, 0, unit, NULL, NULL, 0, "Unit exists: reading it for its property records");
-                manager_refresh_unit(m, unit, object_path);
+                manager_refresh_unit(m->system, unit, object_path);
                 st->units_refreshed++;
         } else {
                 /* masked, error, bad-setting: it may load again later. */

@@ -13,6 +13,7 @@
 /* Replies may arrive after the subject was dropped or refreshed again; they
  * carry the key and generation, never a pointer to the subject. */
 typedef struct CallContext {
+        SystemdLink *link;  /* outlives the call: closing its bus frees the call */
         Manager *manager;
         sd_bus_message_handler_t handler;
         char *key;
@@ -27,10 +28,12 @@ typedef struct CallContext {
 
 static void unit_read_unref(struct UnitRead *read);
 
-static CallContext *call_context_new(Manager *m, const char *key, unsigned generation) {
+/* unit: as this manager names it; the context carries the subject key. */
+static CallContext *call_context_new(SystemdLink *l, const char *unit, unsigned generation) {
         CallContext *c = g_new0(CallContext, 1);
-        c->manager = m;
-        c->key = g_strdup(key);
+        c->link = l;
+        c->manager = l->manager;
+        c->key = systemd_link_key(l, unit);
         c->generation = generation;
         return c;
 }
@@ -58,41 +61,44 @@ static void call_context_destroy(void *p) {
  * counted out after its handler ran, and only here. */
 static int on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
         CallContext *c = userdata;
-        Manager *m = c->manager;
+        SystemdLink *l = c->link;
 
         (void) c->handler(reply, c, ret_error);
         if (c->ends_refresh) {
                 c->ends_refresh = false;
-                manager_refresh_finished(m);
+                manager_refresh_finished(l);
         }
-        manager_call_finished(m);
+        if (l->pending_calls > 0)
+                l->pending_calls--;
+        manager_call_finished(l->manager);
         return 0;
 }
 
 /* Sends msg; the slot owns c and frees it after the reply, or with the bus. */
-static int call_async(Manager *m, sd_bus_message *msg, sd_bus_message_handler_t handler, CallContext *c) {
+static int call_async(SystemdLink *l, sd_bus_message *msg, sd_bus_message_handler_t handler, CallContext *c) {
         sd_bus_slot *slot = NULL;
         int r;
 
         c->handler = handler;
-        r = sd_bus_call_async(m->bus, &slot, msg, on_reply, c, 0);
+        r = sd_bus_call_async(l->bus, &slot, msg, on_reply, c, 0);
         if (r < 0) {
                 call_context_free(c);
                 return r;
         }
-        manager_call_started(m);
+        l->pending_calls++;
+        manager_call_started(l->manager);
         sd_bus_slot_set_destroy_callback(slot, call_context_destroy);
         sd_bus_slot_set_floating(slot, 1);
         sd_bus_slot_unref(slot);
         return 0;
 }
 
-static int get_all_async(Manager *m, const char *path, const char *interface, sd_bus_message_handler_t handler,
+static int get_all_async(SystemdLink *l, const char *path, const char *interface, sd_bus_message_handler_t handler,
                          CallContext *c) {
         g_autoptr(sd_bus_message) msg = NULL;
         int r;
 
-        r = sd_bus_message_new_method_call(m->bus, &msg, SYSTEMD_BUS_NAME, path, "org.freedesktop.DBus.Properties",
+        r = sd_bus_message_new_method_call(l->bus, &msg, SYSTEMD_BUS_NAME, path, "org.freedesktop.DBus.Properties",
                                            "GetAll");
         if (r >= 0)
                 r = sd_bus_message_append(msg, "s", interface);
@@ -100,15 +106,15 @@ static int get_all_async(Manager *m, const char *path, const char *interface, sd
                 call_context_free(c);
                 return r;
         }
-        return call_async(m, msg, handler, c);
+        return call_async(l, msg, handler, c);
 }
 
-static int get_async(Manager *m, const char *path, const char *interface, const char *property,
+static int get_async(SystemdLink *l, const char *path, const char *interface, const char *property,
                      sd_bus_message_handler_t handler, CallContext *c) {
         g_autoptr(sd_bus_message) msg = NULL;
         int r;
 
-        r = sd_bus_message_new_method_call(m->bus, &msg, SYSTEMD_BUS_NAME, path, "org.freedesktop.DBus.Properties",
+        r = sd_bus_message_new_method_call(l->bus, &msg, SYSTEMD_BUS_NAME, path, "org.freedesktop.DBus.Properties",
                                            "Get");
         if (r >= 0)
                 r = sd_bus_message_append(msg, "ss", interface, property);
@@ -116,7 +122,7 @@ static int get_async(Manager *m, const char *path, const char *interface, const 
                 call_context_free(c);
                 return r;
         }
-        return call_async(m, msg, handler, c);
+        return call_async(l, msg, handler, c);
 }
 
 bool bus_error_is_vanished(const sd_bus_error *e) {
@@ -300,12 +306,12 @@ static int on_unit_read(sd_bus_message *reply, void *userdata, sd_bus_error *ret
                                 g_hash_table_replace(read->snap->properties, g_strdup(c->property), NULL);
                 } else if (bus_error_is_vanished(e)) {
                         read->failed = true;
-                        log_context(LOG_DEBUG, 0, s->unit, NULL, NULL, 0, "Unit vanished: %s", e->message);
-                        manager_forget_unit(m, s->unit);
+                        log_context(LOG_DEBUG, 0, subject_name(s), NULL, NULL, 0, "Unit vanished: %s", e->message);
+                        manager_forget_unit(m, c->key);
                         return 0;
                 } else {
                         read->failed = true;
-                        log_context(LOG_WARNING, 0, s->unit, NULL, NULL, 0, "Failed to read unit%s%s: %s",
+                        log_context(LOG_WARNING, 0, subject_name(s), NULL, NULL, 0, "Failed to read unit%s%s: %s",
                                     c->property ? " property " : "", strempty(c->property), e->message);
                         return 0;
                 }
@@ -318,7 +324,7 @@ static int on_unit_read(sd_bus_message *reply, void *userdata, sd_bus_error *ret
                 r = read_properties(reply, unit_wanted, read->snap->properties);
         if (r < 0) {
                 read->failed = true;
-                log_context(LOG_WARNING, r, s->unit, NULL, NULL, 0, "Failed to parse unit properties: %m");
+                log_context(LOG_WARNING, r, subject_name(s), NULL, NULL, 0, "Failed to parse unit properties: %m");
                 return 0;
         }
         if (read->replies_due > 0)
@@ -352,13 +358,13 @@ static bool type_has_user(const char *unit) {
  * (whole_unit), and a Get of each of properties on the unit type's. The
  * last reply hands the result on. Fails only when no call went out; else
  * the replies already due end the read, without applying. */
-static int send_unit_read(Manager *m, const char *unit, const char *object_path, unsigned generation,
+static int send_unit_read(SystemdLink *l, const char *unit, const char *object_path, unsigned generation,
                           bool whole_unit, const char *const *properties) {
         const char *interface = unit_type_interface(unit);
         UnitRead *read;
         int r = 0;
 
-        if (!m->bus)
+        if (!l->bus)
                 return -ENOTCONN;
         if (!interface)
                 return -EINVAL;
@@ -368,13 +374,13 @@ static int send_unit_read(Manager *m, const char *unit, const char *object_path,
         read->values_only = !whole_unit;
         read->snap = unit_snapshot_new();
         for (ssize_t i = whole_unit ? -1 : 0; r >= 0 && (i < 0 || properties[i]); i++) {
-                CallContext *c = call_context_new(m, unit, generation);
+                CallContext *c = call_context_new(l, unit, generation);
                 c->read = unit_read_ref(read);
                 if (i < 0)
-                        r = get_all_async(m, object_path, SYSTEMD_UNIT_INTERFACE, on_unit_read, c);
+                        r = get_all_async(l, object_path, SYSTEMD_UNIT_INTERFACE, on_unit_read, c);
                 else {
                         c->property = g_strdup(properties[i]);
-                        r = get_async(m, object_path, interface, properties[i], on_unit_read, c);
+                        r = get_async(l, object_path, interface, properties[i], on_unit_read, c);
                 }
                 if (r < 0)
                         read->failed = true;
@@ -384,14 +390,17 @@ static int send_unit_read(Manager *m, const char *unit, const char *object_path,
         unsigned sent = read->replies_due;
         unit_read_unref(read);
         if (r < 0) {
-                log_context(LOG_WARNING, r, unit, NULL, NULL, 0, "Failed to ask systemd for the unit: %m");
+                /* A user's manager that goes away takes the connection along. */
+                bool gone = l->user && (r == -ECONNRESET || r == -ENOTCONN || r == -EPIPE);
+                log_context(gone ? LOG_DEBUG : LOG_WARNING, r, unit, NULL, NULL, 0, "Failed to ask %s for the unit: %m",
+                            l->user ? "the user's systemd" : "systemd");
                 if (sent == 0)
                         return r;
         }
         return 0;
 }
 
-int systemd_refresh_unit(Manager *m, const char *unit, const char *object_path, unsigned generation) {
+int systemd_refresh_unit(SystemdLink *l, const char *unit, const char *object_path, unsigned generation) {
         const char *wanted[G_N_ELEMENTS(type_wanted)];
         size_t n = 0;
 
@@ -400,14 +409,14 @@ int systemd_refresh_unit(Manager *m, const char *unit, const char *object_path, 
                         wanted[n++] = *p;
         wanted[n] = NULL;
         /* The Unit interface has nothing costly to compute: one GetAll. */
-        return send_unit_read(m, unit, object_path, generation, true, wanted);
+        return send_unit_read(l, unit, object_path, generation, true, wanted);
 }
 
-int systemd_read_unit_values(Manager *m, const char *unit, const char *object_path, unsigned generation,
+int systemd_read_unit_values(SystemdLink *l, const char *unit, const char *object_path, unsigned generation,
                              char *const *properties) {
         if (!properties || !properties[0])
                 return -EINVAL;
-        return send_unit_read(m, unit, object_path, generation, false, (const char *const *) properties);
+        return send_unit_read(l, unit, object_path, generation, false, (const char *const *) properties);
 }
 
 /* ---- does a unit exist (the startup sweep) ---- */
@@ -443,12 +452,13 @@ static int on_unit_loaded(sd_bus_message *reply, void *userdata, sd_bus_error *r
                 return 0;
         }
         r = sd_bus_message_read(reply, "o", &path);
-        if (r >= 0 && !m->bus)
+        if (r >= 0 && !c->link->bus)
                 r = -ENOTCONN;
         if (r >= 0) {
-                CallContext *next = call_context_new(m, c->key, 0);
+                /* The sweep asks the system manager only: its key is the unit. */
+                CallContext *next = call_context_new(c->link, c->key, 0);
                 next->object_path = g_strdup(path);
-                r = get_async(m, path, SYSTEMD_UNIT_INTERFACE, "LoadState", on_unit_load_state, next);
+                r = get_async(c->link, path, SYSTEMD_UNIT_INTERFACE, "LoadState", on_unit_load_state, next);
         }
         if (r < 0) {
                 _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
@@ -458,19 +468,19 @@ static int on_unit_loaded(sd_bus_message *reply, void *userdata, sd_bus_error *r
         return 0;
 }
 
-int systemd_check_unit(Manager *m, const char *unit) {
+int systemd_check_unit(SystemdLink *l, const char *unit) {
         g_autoptr(sd_bus_message) msg = NULL;
         int r;
 
-        if (!m->bus)
+        if (!l->bus)
                 return -ENOTCONN;
-        r = sd_bus_message_new_method_call(m->bus, &msg, SYSTEMD_BUS_NAME, SYSTEMD_BUS_PATH,
+        r = sd_bus_message_new_method_call(l->bus, &msg, SYSTEMD_BUS_NAME, SYSTEMD_BUS_PATH,
                                            SYSTEMD_MANAGER_INTERFACE, "LoadUnit");
         if (r >= 0)
                 r = sd_bus_message_append(msg, "s", unit);
         if (r < 0)
                 return r;
-        return call_async(m, msg, on_unit_loaded, call_context_new(m, unit, 0));
+        return call_async(l, msg, on_unit_loaded, call_context_new(l, unit, 0));
 }
 
 /* ---- SetUnitProperties ---- */
@@ -539,16 +549,16 @@ static int append_property(sd_bus_message *msg, const char *property, const char
         return sd_bus_message_close_container(msg);
 }
 
-int systemd_set_unit_properties(Manager *m, const char *unit, GPtrArray *changes, bool undo) {
+int systemd_set_unit_properties(SystemdLink *l, const char *unit, GPtrArray *changes, bool undo) {
         g_autoptr(sd_bus_message) msg = NULL;
         int r;
 
         if (changes->len == 0)
                 return 0;
-        if (!m->bus)
+        if (!l->bus)
                 return -ENOTCONN;
 
-        r = sd_bus_message_new_method_call(m->bus, &msg, SYSTEMD_BUS_NAME, SYSTEMD_BUS_PATH,
+        r = sd_bus_message_new_method_call(l->bus, &msg, SYSTEMD_BUS_NAME, SYSTEMD_BUS_PATH,
                                            SYSTEMD_MANAGER_INTERFACE, "SetUnitProperties");
         if (r < 0)
                 return r;
@@ -569,16 +579,16 @@ int systemd_set_unit_properties(Manager *m, const char *unit, GPtrArray *changes
         if (r < 0)
                 return r;
 
-        CallContext *c = call_context_new(m, unit, 0);
+        CallContext *c = call_context_new(l, unit, 0);
         c->changes = g_ptr_array_ref(changes);
         c->undo = undo;
-        return call_async(m, msg, on_set_properties, c);
+        return call_async(l, msg, on_set_properties, c);
 }
 
 /* ---- signals ---- */
 
 static int on_unit_removed(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error) {
-        Manager *m = userdata;
+        SystemdLink *l = userdata;
         const char *id, *path;
 
         if (sd_bus_message_read(msg, "so", &id, &path) < 0)
@@ -591,22 +601,23 @@ static int on_unit_removed(sd_bus_message *msg, void *userdata, sd_bus_error *re
          * instead would load it again, and its unloading would come back
          * as another UnitRemoved, round and round; for that reason too
          * UnitNew is not followed at all. */
-        Subject *s = manager_find_subject(m, id);
-        if (s && m->systemd_reloading && subject_is_running(s))
+        g_autofree char *key = systemd_link_key(l, id);
+        Subject *s = manager_find_subject(l->manager, key);
+        if (s && l->reloading && subject_is_running(s))
                 return 0;
-        manager_forget_unit(m, id);
+        manager_forget_unit(l->manager, key);
         return 0;
 }
 
 static int on_job_removed(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error) {
-        Manager *m = userdata;
+        SystemdLink *l = userdata;
         const char *job, *unit, *result;
         uint32_t id;
 
         if (sd_bus_message_read(msg, "uoss", &id, &job, &unit, &result) < 0)
                 return 0;
         if (unit_type_has_cgroup(unit))
-                manager_refresh_unit(m, unit, NULL);
+                manager_refresh_unit(l, unit, NULL);
         return 0;
 }
 
@@ -614,14 +625,16 @@ static int on_job_removed(sd_bus_message *msg, void *userdata, sd_bus_error *ret
  * Unit interface; ControlGroup, FragmentPath and DropInPaths never come in
  * a signal: JobRemoved and Reloading cover those. */
 static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error) {
-        Manager *m = userdata;
-        g_autofree char *unit = NULL;
+        SystemdLink *l = userdata;
+        g_autofree char *unit = NULL, *key = NULL;
         const char *interface;
         bool relevant = false;
 
         /* The unit from the object path: one lookup, not a scan of every unit. */
-        if (sd_bus_path_decode(sd_bus_message_get_path(msg), "/org/freedesktop/systemd1/unit", &unit) <= 0 ||
-            !manager_find_subject(m, unit))
+        if (sd_bus_path_decode(sd_bus_message_get_path(msg), "/org/freedesktop/systemd1/unit", &unit) <= 0)
+                return 0;
+        key = systemd_link_key(l, unit);
+        if (!manager_find_subject(l->manager, key))
                 return 0;
         if (sd_bus_message_read(msg, "s", &interface) < 0 || !streq(interface, SYSTEMD_UNIT_INTERFACE))
                 return 0;
@@ -636,33 +649,38 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
                         return 0;
         }
         if (relevant)
-                manager_refresh_unit(m, unit, sd_bus_message_get_path(msg));
+                manager_refresh_unit(l, unit, sd_bus_message_get_path(msg));
         return 0;
 }
 
 static int on_reloading(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error) {
-        Manager *m = userdata;
+        SystemdLink *l = userdata;
         int active;
 
         if (sd_bus_message_read(msg, "b", &active) < 0)
                 return 0;
-        m->systemd_reloading = active;
+        l->reloading = active;
         if (active)
                 return 0;
-        log_info("systemd finished reloading, re-reading all units.");
-        manager_systemd_reloaded(m);
+        if (l->user)
+                log_info("The systemd of uid %u finished reloading, re-reading its units.", (unsigned) l->uid);
+        else
+                log_info("systemd finished reloading, re-reading all units.");
+        manager_systemd_reloaded(l);
         return 0;
 }
 
 static int on_list_units(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
         CallContext *c = userdata;
-        Manager *m = c->manager;
+        SystemdLink *l = c->link;
+        g_autoptr(GHashTable) listed = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         const char *id, *active, *path;
         int r;
 
         if (sd_bus_message_is_method_error(reply, NULL)) {
-                log_warning("Failed to list units: %s", sd_bus_message_get_error(reply)->message);
-                manager_units_listed(m, false);
+                log_warning("Failed to list units%s: %s", l->user ? " of a user's systemd" : "",
+                            sd_bus_message_get_error(reply)->message);
+                manager_units_listed(l, NULL);
                 return 0;
         }
 
@@ -671,112 +689,159 @@ static int on_list_units(sd_bus_message *reply, void *userdata, sd_bus_error *re
                 goto fail;
         while ((r = sd_bus_message_read(reply, "(ssssssouso)", &id, NULL, NULL, &active, NULL, NULL, &path, NULL,
                                         NULL, NULL)) > 0)
-                if (unit_type_has_cgroup(id) && !streq(active, "inactive") && !streq(active, "failed"))
-                        manager_refresh_unit(m, id, path);
+                if (unit_type_has_cgroup(id) && !streq(active, "inactive") && !streq(active, "failed")) {
+                        manager_refresh_unit(l, id, path);
+                        g_hash_table_add(listed, systemd_link_key(l, id));
+                }
         if (r < 0)
                 goto fail;
-        manager_units_listed(m, true);
+        manager_units_listed(l, listed);
         return 0;
 fail:
         log_warning_errno(r, "Failed to parse the unit list: %m");
-        manager_units_listed(m, false);
+        manager_units_listed(l, NULL);
         return 0;
 }
 
 static int on_subscribed(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
         CallContext *c = userdata;
-        Manager *m = c->manager;
 
         if (sd_bus_message_is_method_error(reply, NULL)) {
                 const sd_bus_error *e = sd_bus_message_get_error(reply);
                 /* Already subscribed on this connection is fine. */
                 if (!sd_bus_error_has_name(e, "org.freedesktop.systemd1.AlreadySubscribed"))
-                        log_warning("Failed to subscribe to systemd: %s", e->message);
+                        log_warning("Failed to subscribe to %s: %s", c->link->user ? "a user's systemd" : "systemd",
+                                    e->message);
         }
-        m->subscribed = true;
+        c->link->subscribed = true;
         return 0;
 }
 
 static int on_systemd_owner_changed(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error) {
-        Manager *m = userdata;
+        SystemdLink *l = userdata;
         const char *name, *old_owner, *new_owner;
 
         if (sd_bus_message_read(msg, "sss", &name, &old_owner, &new_owner) < 0)
                 return 0;
         if (isempty(new_owner)) {
                 log_info("systemd left the bus (daemon-reexec?), waiting for it to come back.");
-                m->subscribed = false;
-                m->systemd_reloading = false;
+                l->subscribed = false;
+                l->reloading = false;
                 return 0;
         }
         log_info("systemd is back on the bus, subscribing again.");
-        (void) systemd_watch_start(m);
+        (void) systemd_watch_start(l);
         return 0;
 }
 
-static int call_simple(Manager *m, const char *method, sd_bus_message_handler_t handler, const char *types, ...) {
+static int call_simple(SystemdLink *l, const char *method, sd_bus_message_handler_t handler) {
         g_autoptr(sd_bus_message) msg = NULL;
-        va_list ap;
         int r;
 
-        r = sd_bus_message_new_method_call(m->bus, &msg, SYSTEMD_BUS_NAME, SYSTEMD_BUS_PATH,
+        r = sd_bus_message_new_method_call(l->bus, &msg, SYSTEMD_BUS_NAME, SYSTEMD_BUS_PATH,
                                            SYSTEMD_MANAGER_INTERFACE, method);
         if (r < 0)
                 return r;
-        if (types) {
-                va_start(ap, types);
-                r = sd_bus_message_appendv(msg, types, ap);
-                va_end(ap);
-                if (r < 0)
-                        return r;
-        }
-        return call_async(m, msg, handler, call_context_new(m, "", 0));
+        return call_async(l, msg, handler, call_context_new(l, "", 0));
 }
 
-int systemd_watch_attach(Manager *m) {
+int systemd_watch_attach(SystemdLink *l) {
         static const struct {
                 const char *member;
                 sd_bus_message_handler_t handler;
         } signals[] = {
-                        { "UnitRemoved", on_unit_removed },
+                { "UnitRemoved", on_unit_removed },
                 { "JobRemoved", on_job_removed },
                 { "Reloading", on_reloading },
         };
+        /* A direct connection has no bus daemon: no sender on its messages,
+         * no match rules to install, and no NameOwnerChanged; a user
+         * manager's reexec ends the connection instead. */
+        const char *sender = l->user ? NULL : SYSTEMD_BUS_NAME;
         int r;
 
         for (size_t i = 0; i < ELEMENTSOF(signals); i++) {
-                r = sd_bus_match_signal_async(m->bus, NULL, SYSTEMD_BUS_NAME, SYSTEMD_BUS_PATH,
-                                              SYSTEMD_MANAGER_INTERFACE, signals[i].member, signals[i].handler, NULL,
-                                              m);
+                r = sd_bus_match_signal_async(l->bus, NULL, sender, SYSTEMD_BUS_PATH, SYSTEMD_MANAGER_INTERFACE,
+                                              signals[i].member, signals[i].handler, NULL, l);
                 if (r < 0)
                         return log_error_errno(r, "Failed to watch systemd's %s signal: %m", signals[i].member);
         }
 
-        r = sd_bus_add_match_async(m->bus, NULL,
-                                   "type='signal',sender='" SYSTEMD_BUS_NAME "',"
-                                   "interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',"
-                                   "path_namespace='/org/freedesktop/systemd1/unit'",
-                                   on_properties_changed, NULL, m);
+        r = sd_bus_add_match_async(l->bus, NULL,
+                                   l->user ? "type='signal',"
+                                             "interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',"
+                                             "path_namespace='/org/freedesktop/systemd1/unit'"
+                                           : "type='signal',sender='" SYSTEMD_BUS_NAME "',"
+                                             "interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',"
+                                             "path_namespace='/org/freedesktop/systemd1/unit'",
+                                   on_properties_changed, NULL, l);
         if (r < 0)
                 return log_error_errno(r, "Failed to watch unit property changes: %m");
+        if (l->user)
+                return 0;
 
-        r = sd_bus_add_match_async(m->bus, NULL,
+        r = sd_bus_add_match_async(l->bus, NULL,
                                    "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
                                    "member='NameOwnerChanged',arg0='" SYSTEMD_BUS_NAME "'",
-                                   on_systemd_owner_changed, NULL, m);
+                                   on_systemd_owner_changed, NULL, l);
         if (r < 0)
                 return log_error_errno(r, "Failed to watch systemd's bus name: %m");
         return 0;
 }
 
-int systemd_watch_start(Manager *m) {
+int systemd_watch_start(SystemdLink *l) {
         int r;
 
-        r = call_simple(m, "Subscribe", on_subscribed, NULL);
+        r = call_simple(l, "Subscribe", on_subscribed);
         if (r < 0)
                 return log_error_errno(r, "Failed to subscribe to systemd: %m");
-        r = call_simple(m, "ListUnits", on_list_units, NULL);
+        r = call_simple(l, "ListUnits", on_list_units);
         if (r < 0)
                 return log_error_errno(r, "Failed to list units: %m");
         return 0;
+}
+
+/* ---- links ---- */
+
+SystemdLink *systemd_link_new(Manager *m, bool user, uid_t uid) {
+        SystemdLink *l = g_new0(SystemdLink, 1);
+        l->manager = m;
+        l->user = user;
+        l->uid = uid;
+        l->key_prefix = user ? g_strdup_printf("user@%u/", (unsigned) uid) : g_strdup("");
+        l->refresh_queue = g_queue_new();
+        return l;
+}
+
+void systemd_link_close(SystemdLink *l) {
+        Manager *m = l->manager;
+
+        if (l->user)
+                l->bus = sd_bus_flush_close_unref(l->bus);
+        else
+                l->bus = NULL;
+        /* Calls in flight went with the bus, and so did their replies. */
+        m->pending_calls -= MIN(m->pending_calls, l->pending_calls);
+        l->pending_calls = 0;
+        l->refreshes_in_flight = 0;
+        l->subscribed = false;
+        l->reloading = false;
+        l->listed = false;
+}
+
+SystemdLink *systemd_link_free(SystemdLink *l) {
+        if (!l)
+                return NULL;
+        /* The bus first: closing it frees the calls, which point here. */
+        if (l->user)
+                l->bus = sd_bus_flush_close_unref(l->bus);
+        sd_event_source_unref(l->reconnect_timer);
+        g_queue_free_full(l->refresh_queue, g_free);
+        g_free(l->key_prefix);
+        g_free(l);
+        return NULL;
+}
+
+char *systemd_link_key(const SystemdLink *l, const char *unit) {
+        return g_strconcat(l->key_prefix, unit, NULL);
 }

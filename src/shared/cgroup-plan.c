@@ -21,7 +21,7 @@ const char *backend_to_string(Backend b) {
 }
 
 bool cgroup_plan_numa_by_migration(PlanFlags flags) {
-        return (flags & PLAN_NO_CPUSET) && !(flags & PLAN_SYSTEMD_MANAGED);
+        return (flags & PLAN_NO_CPUSET) && (!(flags & PLAN_SYSTEMD_MANAGED) || (flags & PLAN_USER_MANAGER));
 }
 
 static PlanItem *plan_item_free(PlanItem *i) {

@@ -56,6 +56,10 @@ typedef enum PlanFlags {
          * Not for systemd's units, whose manager enables the controller
          * for AllowedMemoryNodes=. */
         PLAN_NO_CPUSET = 1 << 1,
+        /* The unit's manager is a user's (user@UID.service): it can enable
+         * only the controllers delegated to it (cpu, memory and pids on
+         * Debian 13), so PLAN_NO_CPUSET holds for it too. */
+        PLAN_USER_MANAGER = 1 << 2,
 } PlanFlags;
 
 /* Whether NUMANodes= reaches a cgroup of these flags only through

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+
 #include "policy-group.h"
 #include "util.h"
 
@@ -108,6 +110,23 @@ static void attribute_setting_free(AttributeSetting *a) {
         g_free(a);
 }
 
+static const char *const match_manager_names[_MATCH_MANAGER_MAX] = {
+        [MATCH_MANAGER_SYSTEM] = "system",
+        [MATCH_MANAGER_USER] = "user",
+        [MATCH_MANAGER_ANY] = "any",
+};
+
+const char *match_manager_to_string(MatchManager m) {
+        return (int) m >= 0 && m < _MATCH_MANAGER_MAX ? match_manager_names[m] : NULL;
+}
+
+int match_manager_from_string(const char *s) {
+        for (int i = 0; i < _MATCH_MANAGER_MAX; i++)
+                if (streq_ptr(s, match_manager_names[i]))
+                        return i;
+        return -EINVAL;
+}
+
 PolicyGroup *policy_group_new(const char *name) {
         PolicyGroup *g = g_new0(PolicyGroup, 1);
 
@@ -172,8 +191,10 @@ char *policy_group_format(const PolicyGroup *g) {
         if (g->match_units->len + g->match_slices->len + g->match_cgroups->len + g->match_users->len +
                             g->match_xattrs->len + g->match_executables->len >
                     0 ||
-            g->match_focused >= 0 || g->match_inactive_usec != FOCUS_UNSET)
+            g->match_focused >= 0 || g->match_inactive_usec != FOCUS_UNSET || g->match_manager != MATCH_MANAGER_SYSTEM)
                 g_string_append(out, "[Match]\n");
+        if (g->match_manager != MATCH_MANAGER_SYSTEM)
+                g_string_append_printf(out, "Manager=%s\n", match_manager_to_string(g->match_manager));
         format_list(out, "Unit", g->match_units);
         format_list(out, "Slice", g->match_slices);
         format_list(out, "ControlGroup", g->match_cgroups);

@@ -55,6 +55,16 @@ typedef struct AttributeSetting {
         Provenance source;
 } AttributeSetting;
 
+typedef enum MatchManager {
+        MATCH_MANAGER_SYSTEM, /* PID 1's units and cgroups no unit owns: the default */
+        MATCH_MANAGER_USER,   /* units of users' managers (user@UID.service) */
+        MATCH_MANAGER_ANY,
+        _MATCH_MANAGER_MAX,
+} MatchManager;
+
+const char *match_manager_to_string(MatchManager m);
+int match_manager_from_string(const char *s); /* -EINVAL when unknown */
+
 typedef struct PolicyGroup {
         char *name;
         char *description;
@@ -78,6 +88,9 @@ typedef struct PolicyGroup {
          * when unset. */
         int match_focused;
         uint64_t match_inactive_usec;
+        /* Manager=: whose units the keys above reach. Not a key that
+         * selects on its own. */
+        MatchManager match_manager;
 
         KnobSetting knobs[_KNOB_MAX];
         GPtrArray *attributes; /* AttributeSetting*, in assignment order */

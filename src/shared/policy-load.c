@@ -345,6 +345,21 @@ static void parse_inactive_for(const ConfContext *ctx, const char *value, void *
                 *usec = v;
 }
 
+/* Manager=: system, user or any; empty for the default, system. */
+static void parse_manager(const ConfContext *ctx, const char *value, void *data) {
+        MatchManager *manager = data;
+        const char *why = "expected system, user or any";
+        int v;
+
+        if (isempty(value)) {
+                *manager = MATCH_MANAGER_SYSTEM;
+                return;
+        }
+        v = match_manager_from_string(value);
+        if (!refuse_value(ctx, value, v < 0 ? v : 0, &why))
+                *manager = (MatchManager) v;
+}
+
 typedef enum MatchKind {
         MATCH_GLOB,       /* Unit=, ControlGroup= */
         MATCH_SLICE,
@@ -543,6 +558,7 @@ static const ConfTableItem policy_table[] = {
         { "Match", "ControlGroup", parse_match_list, offsetof(PolicyGroup, match_cgroups), MATCH_GLOB },
         { "Match", "User", parse_match_list, offsetof(PolicyGroup, match_users), MATCH_USER },
         { "Match", "XAttr", parse_match_list, offsetof(PolicyGroup, match_xattrs), MATCH_XATTR },
+        { "Match", "Manager", parse_manager, offsetof(PolicyGroup, match_manager), 0 },
         { "Match", "Focused", parse_focused, offsetof(PolicyGroup, match_focused), 0 },
         { "Match", "InactiveFor", parse_inactive_for, offsetof(PolicyGroup, match_inactive_usec), 0 },
         { "Match", "Executable", parse_match_list, offsetof(PolicyGroup, match_executables), MATCH_EXECUTABLE },

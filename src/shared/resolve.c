@@ -117,7 +117,8 @@ static bool match_cgroup(const char *pattern, const Candidate *c) {
 static bool match_user(const char *word, const Candidate *c) {
         uint32_t uid;
 
-        if (parse_uid(word, &uid) >= 0 && c->owner_known && c->owner_uid == uid)
+        if (parse_uid(word, &uid) >= 0 &&
+            ((c->owner_known && c->owner_uid == uid) || (c->user_manager && c->manager_uid == uid)))
                 return true;
         /* Names as given, and a numeric User= spelled the same way. No NSS
          * here: the caller puts the owner's name in owner_name. */
@@ -268,6 +269,11 @@ bool policy_group_matches(const PolicyGroup *g, const Candidate *c) {
         bool attributes_usable = !c->xattrs_untrusted || g->allow_self_assign;
 
         if (!c->cgroup)
+                return false;
+        /* A user names the units of their own manager: a group written for
+         * PID 1's postgresql.service must not reach theirs by the name. */
+        if (g->match_manager != MATCH_MANAGER_ANY &&
+            c->user_manager != (g->match_manager == MATCH_MANAGER_USER))
                 return false;
 
         for (size_t i = 0; i < ELEMENTSOF(keys); i++) {

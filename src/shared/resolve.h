@@ -26,7 +26,9 @@ typedef struct Candidate {
         bool owner_known;
         uint32_t owner_uid;       /* owner of the cgroup directory */
         const char *owner_name;   /* its user name, when the caller could look it up */
-        const char *user;         /* the unit's User=, NULL when unset */
+        const char *user;         /* the unit's User=, NULL when unset; of a user's unit, its manager's user */
+        bool user_manager;        /* a unit of a user's manager (user@UID.service), not PID 1's */
+        uint32_t manager_uid;     /* that manager's uid */
         const char *const *xattrs; /* "name=value" of the cgroup's user.* xattrs */
         /* The xattrs are on a cgroup root does not own: its owner's input,
          * which may select only groups with AllowSelfAssign=yes. */

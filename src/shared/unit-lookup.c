@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <sys/stat.h>
 
+#include "policy-values.h"
 #include "unit-lookup.h"
 #include "util.h"
 
@@ -758,4 +759,47 @@ const char *unit_type_interface(const char *unit) {
 
 bool unit_type_has_cgroup(const char *unit) {
         return unit_type_interface(unit) != NULL;
+}
+
+/* A uid as policyd spells it in keys: one spelling for each. */
+static int parse_canonical_uid(const char *s, uint32_t *ret) {
+        char buf[16];
+
+        if (parse_uid(s, ret) < 0)
+                return -EINVAL;
+        g_snprintf(buf, sizeof(buf), "%" G_GUINT32_FORMAT, *ret);
+        return streq(buf, s) ? 0 : -EINVAL;
+}
+
+int user_unit_key_parse(const char *key, uid_t *ret_uid, const char **ret_unit) {
+        const char *slash;
+        uint32_t uid;
+
+        if (!key || !g_str_has_prefix(key, "user@"))
+                return -EINVAL;
+        slash = strchr(key, '/');
+        if (!slash)
+                return -EINVAL;
+        g_autofree char *number = g_strndup(key + strlen("user@"), (gsize) (slash - key) - strlen("user@"));
+        if (parse_canonical_uid(number, &uid) < 0 || unit_name_kind(slash + 1) == UNIT_NAME_INVALID ||
+            unit_name_kind(slash + 1) == UNIT_NAME_TEMPLATE)
+                return -EINVAL;
+        if (ret_uid)
+                *ret_uid = uid;
+        if (ret_unit)
+                *ret_unit = slash + 1;
+        return 0;
+}
+
+int user_manager_unit_parse(const char *unit, uid_t *ret_uid) {
+        uint32_t uid;
+
+        if (!unit || !g_str_has_prefix(unit, "user@") || !g_str_has_suffix(unit, ".service"))
+                return -EINVAL;
+        g_autofree char *number = g_strndup(unit + strlen("user@"), strlen(unit) - strlen("user@.service"));
+        if (parse_canonical_uid(number, &uid) < 0)
+                return -EINVAL;
+        if (ret_uid)
+                *ret_uid = uid;
+        return 0;
 }

@@ -176,9 +176,11 @@ grep -qE '^alpha +100 +0 +Alpha test group$' <<< "$out" && grep -qE '^beta +250 
 check_json "status --json is one object with the daemon's state and the groups" '
 import time
 assert set(d) == {"version", "dry_run", "n_groups", "n_members", "config_errors", "config_warnings",
-                  "units_need_daemon_reload", "processes", "attributes", "last_reload_usec", "last_reload",
-                  "groups"}, sorted(d)
+                  "units_need_daemon_reload", "processes", "attributes", "managers", "last_reload_usec",
+                  "last_reload", "groups"}, sorted(d)
 assert d["units_need_daemon_reload"] == 0, d
+# The fake systemd runs no user@UID.service: PID 1 alone.
+assert d["managers"].startswith("system (") and "user@" not in d["managers"], d["managers"]
 # alpha sets KSM=: the process layer is on, and no unit runs under this fake systemd.
 assert d["processes"].startswith("inotify on 0 cgroups (members whose groups set KSM=, NUMAPolicy= or NUMANodes=)"), d["processes"]
 # No group matches on XAttr= or allows self-requests: no attribute is read.
@@ -246,10 +248,10 @@ grep -qE '^  KNOB +REQUESTED +EFFECTIVE +BACKEND +GROUP +SOURCE +NOTE$' <<< "$ou
         && grep -qE '^  user\.test\.class +beta +beta +xattr +beta +/run/policy\.d/beta\.policy:5 +-$' <<< "$out" \
         && ok "explain shows requested and effective side by side, with backend, group and file:line" \
         || not_ok "explain shows requested and effective side by side, with backend, group and file:line" "$out"
-check_json "explain --json has unit, cgroup, groups, knobs and processes" "
-assert set(d) == {'unit', 'cgroup', 'groups', 'knobs', 'processes'}, sorted(d)
+check_json "explain --json has unit, manager, cgroup, groups, knobs and processes" "
+assert set(d) == {'unit', 'manager', 'cgroup', 'groups', 'knobs', 'processes'}, sorted(d)
 assert d['processes'] == [], d['processes']
-assert d['unit'] is None and d['cgroup'] == '$child', d
+assert d['unit'] is None and d['manager'] is None and d['cgroup'] == '$child', d
 assert d['groups'] == [{'group': 'alpha', 'source': 'runtime'}, {'group': 'beta', 'source': 'runtime'}], d['groups']
 for k in d['knobs']:
     assert set(k) == {'knob', 'requested', 'effective', 'backend', 'group', 'source', 'note'}, k

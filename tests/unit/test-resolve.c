@@ -253,6 +253,57 @@ static void test_match_user_name_or_uid(void) {
         check_match_rows(g, rows, ELEMENTSOF(rows));
 }
 
+/* Manager= narrows where the other keys reach; it selects nothing alone. */
+static void test_match_manager(void) {
+        g_autoptr(PolicySet) s = policy_set_new();
+        PolicyGroup *def = group(s, "default", 0), *user = group(s, "user", 0), *any = group(s, "any", 0);
+        PolicyGroup *alone = group(s, "alone", 0);
+        words(def->match_units, "app-*.scope");
+        words(user->match_units, "app-*.scope");
+        words(any->match_units, "app-*.scope");
+        user->match_manager = MATCH_MANAGER_USER;
+        any->match_manager = MATCH_MANAGER_ANY;
+        alone->match_manager = MATCH_MANAGER_USER;
+        const Candidate pid1 = { .cgroup = "/app.slice/app-a.scope", .unit = "app-a.scope" };
+        const Candidate users = { .cgroup = "/user.slice/user-1000.slice/user@1000.service/app.slice/app-a.scope",
+                                  .unit = "app-a.scope", .user_manager = true, .manager_uid = 1000 };
+        const Candidate bare = { .cgroup = "/x/app-a.scope" };
+
+        const MatchRow def_rows[] = {
+                { "default: PID 1's unit", pid1, true },
+                { "default: not a user's unit of the same name", users, false },
+        };
+        check_match_rows(def, def_rows, ELEMENTSOF(def_rows));
+        const MatchRow user_rows[] = {
+                { "user: a user's unit", users, true },
+                { "user: not PID 1's", pid1, false },
+                { "user: not a cgroup no unit owns", bare, false },
+        };
+        check_match_rows(user, user_rows, ELEMENTSOF(user_rows));
+        const MatchRow any_rows[] = {
+                { "any: PID 1's", pid1, true },
+                { "any: a user's", users, true },
+        };
+        check_match_rows(any, any_rows, ELEMENTSOF(any_rows));
+        const MatchRow alone_rows[] = {
+                { "Manager= alone selects nothing", users, false },
+        };
+        check_match_rows(alone, alone_rows, ELEMENTSOF(alone_rows));
+}
+
+/* User= of a user's unit: the manager's user, by uid too. */
+static void test_match_user_of_user_manager(void) {
+        g_autoptr(PolicySet) s = policy_set_new();
+        PolicyGroup *g = group(s, "g", 0);
+        words(g->match_users, "1000");
+        g->match_manager = MATCH_MANAGER_USER;
+        const MatchRow rows[] = {
+                { "manager uid 1000, owner unknown", { .cgroup = "/a", .user_manager = true, .manager_uid = 1000 }, true },
+                { "manager uid 1001", { .cgroup = "/a", .user_manager = true, .manager_uid = 1001 }, false },
+        };
+        check_match_rows(g, rows, ELEMENTSOF(rows));
+}
+
 static void test_match_xattr_name_or_value(void) {
         g_autoptr(PolicySet) s = policy_set_new();
         PolicyGroup *g = group(s, "g", 0);
@@ -984,6 +1035,8 @@ int main(int argc, char *argv[]) {
         g_test_add_func("/resolve/match/slice-and-ancestors", test_match_slice_and_ancestors);
         g_test_add_func("/resolve/match/cgroup-glob-crosses-slashes", test_match_cgroup_glob_crosses_slashes);
         g_test_add_func("/resolve/match/user-name-or-uid", test_match_user_name_or_uid);
+        g_test_add_func("/resolve/match/manager", test_match_manager);
+        g_test_add_func("/resolve/match/user-of-user-manager", test_match_user_of_user_manager);
         g_test_add_func("/resolve/match/xattr-name-or-value", test_match_xattr_name_or_value);
         g_test_add_func("/resolve/match/reserved-xattrs-never-match", test_match_reserved_xattrs_never_match);
         g_test_add_func("/resolve/match/xattr-untrusted-only-self-assign", test_match_xattr_untrusted_only_self_assign);

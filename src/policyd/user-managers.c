@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <unistd.h>
+
+#include "bus-util.h"
+#include "log.h"
+#include "unit-lookup.h"
+#include "user-managers.h"
+#include "util.h"
+
+#define USER_MANAGER_SOCKET "/run/user/%u/systemd/private"
+
+bool user_manager_runs(uid_t uid) {
+        g_autofree char *path = g_strdup_printf(USER_MANAGER_SOCKET, (unsigned) uid);
+        return access(path, F_OK) >= 0;
+}
+
+void user_link_free_notify(void *p) {
+        systemd_link_free(p);
+}
+
+/* Whether PID 1's user@UID.service is up, as policyd last read it. */
+static bool user_manager_unit_active(Manager *m, uid_t uid) {
+        g_autofree char *unit = g_strdup_printf("user@%u.service", (unsigned) uid);
+        const Subject *s = manager_find_subject(m, unit);
+        return s && (streq_ptr(s->active_state, "active") || streq_ptr(s->active_state, "reloading"));
+}
+
+static int user_link_connect(SystemdLink *l);
+
+static int on_reconnect_timer(sd_event_source *source, uint64_t usec, void *userdata) {
+        SystemdLink *l = userdata;
+
+        l->reconnect_timer = sd_event_source_unref(l->reconnect_timer);
+        if (l->bus || !user_manager_unit_active(l->manager, l->uid))
+                return 0; /* the unit's stop drops the link */
+        if (user_link_connect(l) < 0) {
+                l->reconnect_attempt++;
+                uint64_t delay = MIN(UINT64_C(1) << MIN(l->reconnect_attempt, 5u), 30) * 1000000;
+                (void) sd_event_add_time_relative(l->manager->event, &l->reconnect_timer, CLOCK_MONOTONIC, delay, 0,
+                                                  on_reconnect_timer, l);
+        }
+        return 0;
+}
+
+static void reconnect_later(SystemdLink *l) {
+        if (!l->reconnect_timer)
+                (void) sd_event_add_time_relative(l->manager->event, &l->reconnect_timer, CLOCK_MONOTONIC, 1000000, 0,
+                                                  on_reconnect_timer, l);
+}
+
+/* A reexec of the user's manager, or its end: the subjects stay until PID 1
+ * says which, and a new connection lists the units again. */
+static int on_disconnected(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error) {
+        SystemdLink *l = userdata;
+
+        log_info("Lost the connection to the systemd of uid %u; looking again in a moment.", (unsigned) l->uid);
+        systemd_link_close(l);
+        l->reconnect_attempt = 0;
+        reconnect_later(l);
+        return 0;
+}
+
+static int user_link_connect(SystemdLink *l) {
+        Manager *m = l->manager;
+        g_autoptr(sd_bus) bus = NULL;
+        g_autofree char *address = g_strdup_printf("unix:path=" USER_MANAGER_SOCKET, (unsigned) l->uid);
+        int r;
+
+        /* As systemctl does for the user's manager: a direct connection,
+         * no bus daemon and no Hello. The manager takes root there. */
+        r = sd_bus_new(&bus);
+        if (r >= 0)
+                r = sd_bus_set_address(bus, address);
+        if (r >= 0)
+                r = sd_bus_set_bus_client(bus, false);
+        if (r >= 0)
+                r = sd_bus_start(bus);
+        if (r < 0)
+                return log_full_errno(l->reconnect_attempt == 0 ? LOG_WARNING : LOG_DEBUG, r,
+                                      "Failed to connect to the systemd of uid %u at %s: %m", (unsigned) l->uid,
+                                      address + strlen("unix:path="));
+        r = sd_bus_attach_event(bus, m->event, SD_EVENT_PRIORITY_NORMAL);
+        if (r >= 0)
+                r = sd_bus_match_signal(bus, NULL, NULL, "/org/freedesktop/DBus/Local", "org.freedesktop.DBus.Local",
+                                        "Disconnected", on_disconnected, l);
+        if (r < 0)
+                return log_warning_errno(r, "Failed to watch the connection to the systemd of uid %u: %m",
+                                         (unsigned) l->uid);
+        l->bus = TAKE_PTR(bus);
+        r = systemd_watch_attach(l);
+        if (r >= 0)
+                r = systemd_watch_start(l);
+        if (r < 0) {
+                systemd_link_close(l);
+                return r;
+        }
+        l->reconnect_attempt = 0;
+        log_info("Following the systemd of uid %u.", (unsigned) l->uid);
+        return 0;
+}
+
+static void forget_units_of(Manager *m, uid_t uid, GHashTable *keep) {
+        g_autoptr(GPtrArray) keys = hash_table_keys(m->subjects);
+
+        for (guint i = 0; i < keys->len; i++) {
+                const char *key = g_ptr_array_index(keys, i);
+                Subject *s = manager_find_subject(m, key);
+                if (s && s->user_unit && s->manager_uid == uid && !(keep && g_hash_table_contains(keep, key)))
+                        manager_forget_unit(m, key);
+        }
+}
+
+static void user_link_drop(Manager *m, uid_t uid) {
+        gpointer p = NULL;
+
+        if (!g_hash_table_steal_extended(m->user_links, GUINT_TO_POINTER(uid), NULL, &p))
+                return;
+        SystemdLink *l = p;
+        log_info("The systemd of uid %u stopped; forgetting its units.", (unsigned) uid);
+        systemd_link_close(l);
+        systemd_link_free(l);
+        /* Their cgroups went with the manager. Records of units that are not
+         * transient stay, as for PID 1's: the manager keeps their runtime
+         * properties under /run/user/UID while the user has one. */
+        forget_units_of(m, uid, NULL);
+}
+
+void user_managers_unit_changed(Manager *m, const Subject *s) {
+        uid_t uid;
+
+        if (s->user_unit || !s->unit || user_manager_unit_parse(s->unit, &uid) < 0)
+                return;
+        if (!user_manager_unit_active(m, uid)) {
+                /* "activating": not listening yet; its JobRemoved comes. */
+                if (!streq_ptr(s->active_state, "activating"))
+                        user_link_drop(m, uid);
+                return;
+        }
+        if (g_hash_table_contains(m->user_links, GUINT_TO_POINTER(uid)))
+                return;
+        SystemdLink *l = systemd_link_new(m, true, uid);
+        g_hash_table_insert(m->user_links, GUINT_TO_POINTER(uid), l);
+        if (user_link_connect(l) < 0)
+                reconnect_later(l);
+}
+
+void user_managers_unit_gone(Manager *m, const char *unit) {
+        uid_t uid;
+
+        if (user_manager_unit_parse(unit, &uid) >= 0)
+                user_link_drop(m, uid);
+}
+
+void user_managers_listed(Manager *m, SystemdLink *l, GHashTable *listed) {
+        forget_units_of(m, l->uid, listed);
+}
+
+static gint compare_uid_keys(gconstpointer a, gconstpointer b) {
+        guint x = GPOINTER_TO_UINT(*(gconstpointer const *) a), y = GPOINTER_TO_UINT(*(gconstpointer const *) b);
+        return x < y ? -1 : x > y;
+}
+
+char *user_managers_describe(Manager *m) {
+        g_autoptr(GHashTable) counts = g_hash_table_new(g_direct_hash, g_direct_equal);
+        g_autoptr(GString) out = g_string_new(NULL);
+        GHashTableIter it;
+        gpointer value;
+        unsigned system = 0;
+
+        g_hash_table_iter_init(&it, m->subjects);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                const Subject *s = value;
+                if (!s->unit)
+                        continue;
+                if (!s->user_unit) {
+                        system++;
+                        continue;
+                }
+                gpointer k = GUINT_TO_POINTER(s->manager_uid);
+                g_hash_table_replace(counts, k, GUINT_TO_POINTER(GPOINTER_TO_UINT(g_hash_table_lookup(counts, k)) + 1));
+        }
+        g_string_append_printf(out, "system (%u %s)", system, system == 1 ? "unit" : "units");
+
+        g_autoptr(GPtrArray) uids = hash_table_keys(m->user_links);
+        g_ptr_array_sort(uids, compare_uid_keys);
+        for (guint i = 0; i < uids->len; i++) {
+                gpointer k = g_ptr_array_index(uids, i);
+                const SystemdLink *l = g_hash_table_lookup(m->user_links, k);
+                unsigned n = GPOINTER_TO_UINT(g_hash_table_lookup(counts, k));
+                g_string_append_printf(out, "%s user@%u (%s%u %s)", i == 0 ? ";" : ",", (unsigned) l->uid,
+                                       l->bus ? "" : "connecting; ", n, n == 1 ? "unit" : "units");
+        }
+        return g_string_free(g_steal_pointer(&out), false);
+}
