@@ -674,6 +674,21 @@ void policy_group_check(PolicyGroup *g, Diagnostics *diags) {
                                 "with AllowSelfAssign=yes",
                                 g->name);
 
+        bool selects = g->match_units->len + g->match_slices->len + g->match_cgroups->len + g->match_users->len +
+                               g->match_xattrs->len >
+                       0;
+        bool reads_focus = g->match_focused >= 0 || g->match_inactive_usec != FOCUS_UNSET;
+        if (g->match_manager != MATCH_MANAGER_SYSTEM && !selects && !reads_focus)
+                diagnostics_add(diags, DIAGNOSTIC_WARNING, g->file, 0,
+                                "Manager=%s in group '%s' selects nothing on its own: it narrows the other [Match] "
+                                "keys (Unit=* takes every unit)",
+                                match_manager_to_string(g->match_manager), g->name);
+        else if (reads_focus && g->match_manager == MATCH_MANAGER_SYSTEM)
+                diagnostics_add(diags, DIAGNOSTIC_NOTICE, g->file, 0,
+                                "Focused= and InactiveFor= of group '%s' reach only PID 1's units: a desktop "
+                                "session's apps are units of the user's own manager (Manager=user or any)",
+                                g->name);
+
         if (swap_max->set && swap_high->set && swap_max->value.limit.kind == MEMORY_LIMIT_BYTES &&
             swap_high->value.limit.kind == MEMORY_LIMIT_BYTES && swap_high->value.limit.bytes >= swap_max->value.limit.bytes)
                 diagnostics_add(diags, DIAGNOSTIC_WARNING, swap_high->source.file, swap_high->source.line,
