@@ -116,6 +116,24 @@ GPtrArray *runtime_assignments_for(GHashTable *table, const Subject *s, bool own
         return out;
 }
 
+static unsigned count_entries(GHashTable *table, uid_t uid) {
+        GHashTableIter it;
+        gpointer value;
+        unsigned n = 0;
+
+        g_hash_table_iter_init(&it, table);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                GPtrArray *groups = value;
+                for (guint i = 0; i < groups->len; i++)
+                        n += ((const RuntimeAssignment *) g_ptr_array_index(groups, i))->uid == uid;
+        }
+        return n;
+}
+
+unsigned manager_count_runtime_entries(Manager *m, uid_t uid) {
+        return count_entries(m->assignments, uid) + count_entries(m->exclusions, uid);
+}
+
 static bool table_remove(GHashTable *table, const char *key, const char *group) {
         GPtrArray *groups = g_hash_table_lookup(table, key);
         for (guint i = 0; groups && i < groups->len; i++)

@@ -26,3 +26,6 @@ int manager_assign(Manager *m, const char *key, const char *group, bool assign, 
  * theirs (runtime_assignment_applies(), with the owner of s's cgroup).
  * RuntimeAssignment* borrowed from the table, NULL-terminated. */
 GPtrArray *runtime_assignments_for(GHashTable *table, const Subject *s, bool owner_known, uid_t owner);
+
+/* How many entries of the assignments and exclusions uid made. */
+unsigned manager_count_runtime_entries(Manager *m, uid_t uid);

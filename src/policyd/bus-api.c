@@ -394,6 +394,12 @@ static int method_assign_common(sd_bus_message *msg, Manager *m, sd_bus_error *e
                 v = self_assign_check(&req);
                 if (v != SELF_ASSIGN_ALLOWED)
                         return refuse_self_assign(v, &req, assign, arg, cgroup, group, error);
+                if (assign && manager_count_runtime_entries(m, uid) >= SELF_ASSIGN_MAX_ENTRIES)
+                        return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
+                                                 "Cannot assign %s to group '%s': uid %" PRIu32
+                                                 " holds %u runtime assignments already, the most a user may. "
+                                                 "Unassign some first.",
+                                                 arg, group, (uint32_t) uid, SELF_ASSIGN_MAX_ENTRIES);
         }
 
         r = manager_assign(m, key, group, assign, uid);

@@ -9,6 +9,11 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+/* How many runtime assignments and exclusions one user may hold at once:
+ * they are kept in memory and under /run, and a user could otherwise make
+ * cgroups, assign them and remove them without end. Root has no limit. */
+#define SELF_ASSIGN_MAX_ENTRIES 256
+
 typedef enum SelfAssignVerdict {
         SELF_ASSIGN_ALLOWED,
         SELF_ASSIGN_NO_SUCH_GROUP,   /* not loaded: so none that allows it */
