@@ -339,8 +339,9 @@ static int method_list_processes(sd_bus_message *msg, void *userdata, sd_bus_err
 static int refuse_self_assign(SelfAssignVerdict v, const SelfAssignRequest *req, bool assign, const char *arg,
                               const char *cgroup, const char *group, sd_bus_error *error) {
         g_autofree char *why = self_assign_refusal(v, req, assign, arg, cgroup, group);
-        const char *name = v == SELF_ASSIGN_NO_SUCH_GROUP   ? POLICYD_ERROR_NO_SUCH_GROUP
-                           : v == SELF_ASSIGN_NO_CGROUP      ? POLICYD_ERROR_NO_SUCH_TARGET
+        /* A group that is not loaded is refused as one that does not allow
+         * it: AccessDenied, whatever the group name (dbus-hostile.py). */
+        const char *name = v == SELF_ASSIGN_NO_CGROUP        ? POLICYD_ERROR_NO_SUCH_TARGET
                            : v == SELF_ASSIGN_INVALID_TARGET ? SD_BUS_ERROR_INVALID_ARGS
                                                              : SD_BUS_ERROR_ACCESS_DENIED;
 

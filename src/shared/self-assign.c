@@ -48,7 +48,9 @@ char *self_assign_refusal(SelfAssignVerdict v, const SelfAssignRequest *req, boo
         case SELF_ASSIGN_ALLOWED:
                 return NULL;
         case SELF_ASSIGN_NO_SUCH_GROUP:
-                return g_strdup_printf("No policy group '%s' is loaded.", group);
+                return g_strdup_printf("%s: no policy group '%s' is loaded, and only root may change "
+                                       "assignments other than to a group with AllowSelfAssign=yes.",
+                                       action, group);
         case SELF_ASSIGN_GROUP_REFUSES:
                 return g_strdup_printf("%s: group '%s' does not allow self-assignment (AllowSelfAssign=no); "
                                        "only root may change its members.",

@@ -411,8 +411,9 @@ grep -qF -e "$long" -e "a b.service" "$POLICYD_STATE_DIRECTORY/assignments" \
 if as_nobody "$policyctl" --version > /dev/null 2>&1; then
         expect "assign of a malformed target by an unprivileged user exits 4" 4 "^Permission denied" \
                 policyctl_nobody assign /.. alpha
-        expect "unassign from a group that is not loaded, by an unprivileged user, exits 1" 1 \
-                "^No policy group 'nosuch' is loaded\.$" policyctl_nobody unassign "$child" nosuch
+        expect "unassign from a group that is not loaded, by an unprivileged user, exits 4" 4 \
+                "^Permission denied: Cannot take $child out of group 'nosuch': no policy group 'nosuch' is loaded" \
+                policyctl_nobody unassign "$child" nosuch
         expect "--user assign of a unit by an unprivileged user names user@65534/UNIT, and is refused" 4 \
                 "^Permission denied: Cannot assign user@65534/foo\.service to group 'alpha'" \
                 policyctl_nobody --user assign foo.service alpha
