@@ -107,10 +107,13 @@ refused "unassign of what root assigned, from a group without AllowSelfAssign=" 
         "does not allow self-assignment" unassign "$roots" pgt-closed
 policyctl unassign pgt-assign-root.service pgt-closed
 wait_for "root unassigned it" bash -c "! getfattr --absolute-names -n user.policy.group '$cg$roots'"
-# The same refusals over raw D-Bus: AccessDenied.
+# The same refusals over raw D-Bus: AccessDenied (busctl prints only
+# strerror(EACCES) for it, not policyd's message).
+before=$(snapshot)
 out=$(as_user busctl call org.policygroups.PolicyGroups1 /org/policygroups/PolicyGroups1 \
         org.policygroups.PolicyGroups1.Manager Assign ss "$theirs" pgt-open 2>&1 || true)
-grep -q "not by you" <<<"$out" || fail "raw D-Bus Assign of another user's cgroup was not refused: $out"
+grep -qi "access denied" <<<"$out" || fail "raw D-Bus Assign of another user's cgroup was not refused: $out"
+[[ $before == "$(snapshot)" ]] || fail "raw D-Bus Assign of another user's cgroup changed something"
 echo "ok: raw D-Bus: $out"
 
 # Allowed: the user's own delegated cgroup, by path; then by PID; unassign undoes it.
