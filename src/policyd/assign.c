@@ -130,6 +130,20 @@ static unsigned count_entries(GHashTable *table, uid_t uid) {
         return n;
 }
 
+static bool table_has(GHashTable *table, const char *key, const char *group, uid_t uid) {
+        GPtrArray *groups = g_hash_table_lookup(table, key);
+        for (guint i = 0; groups && i < groups->len; i++) {
+                const RuntimeAssignment *a = g_ptr_array_index(groups, i);
+                if (a->uid == uid && streq(a->group, group))
+                        return true;
+        }
+        return false;
+}
+
+bool manager_has_runtime_entry(Manager *m, const char *key, const char *group, uid_t uid) {
+        return table_has(m->assignments, key, group, uid) || table_has(m->exclusions, key, group, uid);
+}
+
 unsigned manager_count_runtime_entries(Manager *m, uid_t uid) {
         return count_entries(m->assignments, uid) + count_entries(m->exclusions, uid);
 }

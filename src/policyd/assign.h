@@ -27,5 +27,8 @@ int manager_assign(Manager *m, const char *key, const char *group, bool assign, 
  * RuntimeAssignment* borrowed from the table, NULL-terminated. */
 GPtrArray *runtime_assignments_for(GHashTable *table, const Subject *s, bool owner_known, uid_t owner);
 
+/* Whether key has an assignment or exclusion to group that uid made. */
+bool manager_has_runtime_entry(Manager *m, const char *key, const char *group, uid_t uid);
+
 /* How many entries of the assignments and exclusions uid made. */
 unsigned manager_count_runtime_entries(Manager *m, uid_t uid);

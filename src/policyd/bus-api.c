@@ -393,6 +393,11 @@ static int method_assign_common(sd_bus_message *msg, Manager *m, sd_bus_error *e
                 else if (cgroup)
                         req.owner_known = manager_cgroup_owner(m, cgroup, &req.owner) >= 0;
                 v = self_assign_check(&req);
+                /* A cgroup the user assigned and then removed has no owner
+                 * left; they may still take back what they made, or it
+                 * would count against their limit until the next boot. */
+                if (v == SELF_ASSIGN_NO_CGROUP && !assign && manager_has_runtime_entry(m, key, group, uid))
+                        v = SELF_ASSIGN_ALLOWED;
                 if (v != SELF_ASSIGN_ALLOWED)
                         return refuse_self_assign(v, &req, assign, arg, cgroup, group, error);
                 if (assign && manager_count_runtime_entries(m, uid) >= SELF_ASSIGN_MAX_ENTRIES)

@@ -447,6 +447,24 @@ print(json.load(sys.stdin)["groups"][0]["source"])' 2>&1)
         ! grep -q 'delegated.scope' "$tmp/state/assignments" && ok "and the state file forgets it" \
                 || not_ok "and the state file forgets it" "$(state_lines)"
 
+        # A cgroup the user assigned and then removed: they may still take
+        # their assignment back; another user's, or root's, they may not.
+        mkdir "$cg/delegated.scope/sub"
+        chown 65534:65534 "$cg/delegated.scope/sub"
+        as_nobody "$policyctl" assign "$rel/delegated.scope/sub" selfok > /dev/null 2>&1
+        "$policyctl" assign "$rel/delegated.scope/sub" noself > /dev/null 2>&1
+        rmdir "$cg/delegated.scope/sub"
+        out=$(as_nobody "$policyctl" unassign "$rel/delegated.scope/sub" noself 2>&1); rc=$?
+        [ "$rc" = 4 ] && grep -q "$rel/delegated.scope/sub" "$tmp/state/assignments" \
+                && ok "after its cgroup went, a user cannot unassign root's assignment of it" \
+                || not_ok "after its cgroup went, a user cannot unassign root's assignment of it" "exit $rc: $out"
+        out=$(as_nobody "$policyctl" unassign "$rel/delegated.scope/sub" selfok 2>&1); rc=$?
+        [ "$rc" = 0 ] && ! grep -qP "sub\tselfok" "$tmp/state/assignments" \
+                && ok "after its cgroup went, a user may still take their own assignment back" \
+                || not_ok "after its cgroup went, a user may still take their own assignment back" "exit $rc: $out" \
+                        "$(state_lines)"
+        "$policyctl" unassign "$rel/delegated.scope/sub" noself > /dev/null 2>&1
+
         # --user: a unit of the caller's own manager.
         out=$(as_nobody "$policyctl" --user assign app-test.scope selfok 2>&1); rc=$?
         [ "$rc" = 0 ] && [ "$out" = "Assigned user@65534/app-test.scope to group selfok." ] \
