@@ -21,6 +21,7 @@
 #include "bus-util.h"
 #include "json-writer.h"
 #include "policyctl-online.h"
+#include "target-argument.h"
 #include "unit-lookup.h"
 #include "util.h"
 
@@ -303,7 +304,11 @@ int report_call_error(const char *verb, const char *method, const sd_bus_error *
                 return EXIT_NOT_RUNNING;
         }
         if (sd_bus_error_has_name(error, SD_BUS_ERROR_ACCESS_DENIED)) {
-                if (method_changes_state(method))
+                /* A user may assign their own things to some groups:
+                 * policyd says which rule the call broke. */
+                if (streq(method, "Assign") || streq(method, "Unassign"))
+                        fprintf(stderr, "Permission denied: %s\n", message);
+                else if (method_changes_state(method))
                         fprintf(stderr, "Permission denied: 'policyctl %s' changes policyd's state and needs root.\n",
                                 verb);
                 else
@@ -875,7 +880,7 @@ static char *unit_manager_name(const char *unit) {
 
         if (isempty(unit))
                 return NULL;
-        if (user_unit_key_parse(unit, &uid, NULL) >= 0)
+        if (target_argument_user_unit(unit, &uid, NULL) >= 0)
                 return g_strdup_printf("user@%u", (unsigned) uid);
         return g_strdup("system");
 }
@@ -885,7 +890,7 @@ static char *unit_manager_description(const char *unit) {
 
         if (isempty(unit))
                 return NULL;
-        if (user_unit_key_parse(unit, &uid, NULL) < 0)
+        if (target_argument_user_unit(unit, &uid, NULL) < 0)
                 return g_strdup("system (PID 1)");
         struct passwd *pw = getpwuid(uid);
         return pw ? g_strdup_printf("user@%u.service (the systemd of %s)", (unsigned) uid, pw->pw_name)
@@ -1016,7 +1021,7 @@ static char *canonical_target(sd_bus *bus, const char *arg) {
         const char *path;
         char *id = NULL;
 
-        if (arg[0] == '/' || strspn(arg, "0123456789") == strlen(arg) || !strchr(arg, '.'))
+        if (arg[0] == '/' || strspn(arg, "0123456789") == strlen(arg) || !strchr(arg, '.') || strchr(arg, '/'))
                 return g_strdup(arg);
         if (sd_bus_call_method(bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
                                "org.freedesktop.systemd1.Manager", "GetUnit", &error, &reply, "s", arg) < 0 ||
@@ -1028,6 +1033,23 @@ static char *canonical_target(sd_bus *bus, const char *arg) {
         }
         sd_bus_error_free(&error);
         return id; /* malloc()ed, as g_free() takes it */
+}
+
+/* With --user, a unit name is one of the caller's own manager:
+ * user@UID/UNIT, which policyd checks against the caller's uid. Cgroup
+ * paths, PIDs and user@UID/UNIT pass as they are. */
+static char *user_target(const char *arg) {
+        if (!arg_user || target_argument_classify(arg, NULL) != TARGET_ARGUMENT_UNIT)
+                return g_strdup(arg);
+        return g_strdup_printf("user@%" PRIu32 "/%s", (uint32_t) getuid(), arg);
+}
+
+/* The target as policyd knows it: the user's unit with --user, else the
+ * unit's canonical name (an alias resolved) for a system unit. */
+static char *target_for_call(sd_bus *bus, const char *arg) {
+        if (arg_user)
+                return user_target(arg);
+        return canonical_target(bus, arg);
 }
 
 int verb_explain(int argc, char **argv) {
@@ -1047,7 +1069,7 @@ int verb_explain(int argc, char **argv) {
         code = connect_system_bus(&bus);
         if (code != EXIT_OK)
                 return code;
-        g_autofree char *target = canonical_target(bus, argv[1]);
+        g_autofree char *target = target_for_call(bus, argv[1]);
         code = call(bus, "explain", POLICYD_BUS_INTERFACE, "Explain", &reply, "s", target);
         if (code != EXIT_OK)
                 return code;
@@ -1087,14 +1109,14 @@ static int assign_common(int argc, char **argv, bool assign) {
         code = connect_system_bus(&bus);
         if (code != EXIT_OK)
                 return code;
-        g_autofree char *target = canonical_target(bus, argv[1]);
+        g_autofree char *target = target_for_call(bus, argv[1]);
         code = call(bus, verb, POLICYD_BUS_INTERFACE, assign ? "Assign" : "Unassign", NULL, "ss", target, argv[2]);
         if (code != EXIT_OK)
                 return code;
 
         /* With --json, success prints nothing: the exit status says it. */
         if (!arg_json) {
-                g_autofree char *what = target_description(argv[1]);
+                g_autofree char *what = target_description(arg_user ? target : argv[1]);
                 if (assign)
                         printf("Assigned %s to group %s.\n", what, argv[2]);
                 else

@@ -15,15 +15,16 @@ enum {
         EXIT_ERRORS = 1,        /* errors found, or the operation failed */
         EXIT_USAGE = 2,
         EXIT_NOT_RUNNING = 3,   /* policyd is not on the system bus, or does not answer */
-        EXIT_ACCESS_DENIED = 4, /* the call was refused: changes need root */
+        EXIT_ACCESS_DENIED = 4, /* the call was refused: changes need root, or (assign, unassign) self-assignment */
         /* exec: the command could not be run, as sh(1) and env(1) say it. */
         EXIT_CANNOT_EXECUTE = 126,
         EXIT_COMMAND_NOT_FOUND = 127,
 };
 
-/* --json and --daemon-reload, set by policyctl.c. */
+/* --json, --daemon-reload and --user, set by policyctl.c. */
 extern bool arg_json;
 extern bool arg_daemon_reload;
+extern bool arg_user; /* assign, unassign, explain: a unit name is one of the caller's own manager */
 
 int verb_status(int argc, char **argv);
 int verb_show(int argc, char **argv);

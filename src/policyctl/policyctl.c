@@ -22,6 +22,7 @@
 static const char *arg_root = NULL;
 bool arg_json = false;
 bool arg_daemon_reload = false;
+bool arg_user = false;
 
 static void help(void) {
         printf("policyctl [OPTIONS...] COMMAND ...\n\n"
@@ -41,8 +42,9 @@ static void help(void) {
                "                          requested and the effective value and where they\n"
                "                          come from; \"!\" marks a value a parent caps\n"
                "  assign TARGET GROUP     Put a unit, cgroup or PID's cgroup in a group at\n"
-               "                          runtime (needs root)\n"
-               "  unassign TARGET GROUP   Take it out again (needs root)\n"
+               "                          runtime (needs root, or: your own, to a group\n"
+               "                          with AllowSelfAssign=yes)\n"
+               "  unassign TARGET GROUP   Take it out again (the same)\n"
                "  reload                  Make policyd re-read the policy files (needs root)\n"
                "  exec --group=GROUP [OPTIONS...] -- CMD [ARGS...]\n"
                "                          Run CMD in a new scope in GROUP, with the group's\n"
@@ -55,13 +57,16 @@ static void help(void) {
                "     --json               Print JSON; assign, unassign and reload then print\n"
                "                          nothing on success\n"
                "     --daemon-reload      With reload: then have systemd reload too, so that\n"
-               "                          policyd-generator's drop-ins follow the groups\n\n"
+               "                          policyd-generator's drop-ins follow the groups\n"
+               "     --user               With assign, unassign and explain: a unit name is\n"
+               "                          one of your own user manager (user@UID/UNIT)\n\n"
                "Exit status:\n"
                "  0  Success\n"
                "  1  Errors found, or the command failed (for example an unknown group)\n"
                "  2  Usage error\n"
                "  3  policyd is not running, or did not answer\n"
-               "  4  Permission denied: assign, unassign, reload and exec need root\n"
+               "  4  Permission denied: reload and exec need root; assign and unassign need\n"
+               "     root, or a group with AllowSelfAssign=yes and a target of your own\n"
                "  exec exits with CMD's status once CMD runs; 126 or 127 when it cannot be\n"
                "  run or is not found\n\n"
                "See policyctl(1) and policy.d(5).\n");
@@ -525,13 +530,14 @@ static const Verb verbs[] = {
         { "exec", verb_exec, true },
 };
 
-enum { ARG_VERSION = 0x100, ARG_ROOT, ARG_JSON, ARG_DAEMON_RELOAD };
+enum { ARG_VERSION = 0x100, ARG_ROOT, ARG_JSON, ARG_DAEMON_RELOAD, ARG_USER };
 static const struct option options[] = {
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, ARG_VERSION },
         { "root", required_argument, NULL, ARG_ROOT },
         { "json", no_argument, NULL, ARG_JSON },
         { "daemon-reload", no_argument, NULL, ARG_DAEMON_RELOAD },
+        { "user", no_argument, NULL, ARG_USER },
         {},
 };
 
@@ -584,6 +590,9 @@ int main(int argc, char **argv) {
                 case ARG_DAEMON_RELOAD:
                         arg_daemon_reload = true;
                         break;
+                case ARG_USER:
+                        arg_user = true;
+                        break;
                 default:
                         return EXIT_USAGE;
                 }
@@ -600,6 +609,11 @@ int main(int argc, char **argv) {
                         continue;
                 if (arg_daemon_reload && !streq(verbs[i].name, "reload")) {
                         fprintf(stderr, "--daemon-reload goes with reload only.\n");
+                        return EXIT_USAGE;
+                }
+                if (arg_user && !streq(verbs[i].name, "assign") && !streq(verbs[i].name, "unassign") &&
+                    !streq(verbs[i].name, "explain")) {
+                        fprintf(stderr, "--user goes with assign, unassign and explain only.\n");
                         return EXIT_USAGE;
                 }
                 if (verbs[i].online && arg_root) {

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <sys/stat.h>
 
 #include "apply.h"
 #include "assign.h"
 #include "log.h"
 #include "manager.h"
+#include "self-assign.h"
 #include "state-store.h"
 #include "systemd-watch.h"
 #include "target-argument.h"
@@ -65,15 +67,91 @@ int manager_resolve_target_argument(Manager *m, const char *arg, char **ret_key,
         if (r < 0)
                 return r;
         Subject *s = manager_find_subject_by_cgroup(m, cgroup);
-        *ret_key = g_strdup(s && s->unit ? subject_key(s) : cgroup);
+        *ret_key = g_strdup(s ? subject_key(s) : cgroup);
         *ret_cgroup = TAKE_PTR(cgroup);
         return 0;
+}
+
+int manager_cgroup_owner(Manager *m, const char *cgroup, uid_t *ret) {
+        g_autofree char *path = g_build_filename(m->cgroup_root, cgroup, NULL);
+        struct stat st;
+
+        /* The path was validated (no "..", no "//"); a symlink is no cgroup. */
+        if (lstat(path, &st) < 0)
+                return -errno;
+        if (!S_ISDIR(st.st_mode))
+                return -ENOTDIR;
+        *ret = st.st_uid;
+        return 0;
+}
+
+static void add_applying(GPtrArray *out, GHashTable *table, const char *key, bool owner_known, uid_t owner) {
+        GPtrArray *groups = key ? g_hash_table_lookup(table, key) : NULL;
+
+        for (guint i = 0; groups && i < groups->len; i++) {
+                RuntimeAssignment *a = g_ptr_array_index(groups, i);
+                if (!runtime_assignment_applies(a->uid, key, owner_known, owner))
+                        continue;
+                guint j;
+                for (j = 0; j < out->len; j++) {
+                        RuntimeAssignment *b = g_ptr_array_index(out, j);
+                        if (streq(b->group, a->group))
+                                break;
+                }
+                if (j == out->len)
+                        g_ptr_array_add(out, a);
+                else if (a->uid == 0)
+                        out->pdata[j] = a; /* root's is the one that says most */
+        }
+}
+
+GPtrArray *runtime_assignments_for(GHashTable *table, const Subject *s, bool owner_known, uid_t owner) {
+        GPtrArray *out = g_ptr_array_new();
+        const char *key = subject_key(s);
+
+        add_applying(out, table, key, owner_known, owner);
+        if (s->cgroup && !streq_ptr(key, s->cgroup))
+                add_applying(out, table, s->cgroup, owner_known, owner);
+        g_ptr_array_add(out, NULL);
+        return out;
+}
+
+static unsigned count_entries(GHashTable *table, uid_t uid) {
+        GHashTableIter it;
+        gpointer value;
+        unsigned n = 0;
+
+        g_hash_table_iter_init(&it, table);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                GPtrArray *groups = value;
+                for (guint i = 0; i < groups->len; i++)
+                        n += ((const RuntimeAssignment *) g_ptr_array_index(groups, i))->uid == uid;
+        }
+        return n;
+}
+
+static bool table_has(GHashTable *table, const char *key, const char *group, uid_t uid) {
+        GPtrArray *groups = g_hash_table_lookup(table, key);
+        for (guint i = 0; groups && i < groups->len; i++) {
+                const RuntimeAssignment *a = g_ptr_array_index(groups, i);
+                if (a->uid == uid && streq(a->group, group))
+                        return true;
+        }
+        return false;
+}
+
+bool manager_has_runtime_entry(Manager *m, const char *key, const char *group, uid_t uid) {
+        return table_has(m->assignments, key, group, uid) || table_has(m->exclusions, key, group, uid);
+}
+
+unsigned manager_count_runtime_entries(Manager *m, uid_t uid) {
+        return count_entries(m->assignments, uid) + count_entries(m->exclusions, uid);
 }
 
 static bool table_remove(GHashTable *table, const char *key, const char *group) {
         GPtrArray *groups = g_hash_table_lookup(table, key);
         for (guint i = 0; groups && i < groups->len; i++)
-                if (streq(g_ptr_array_index(groups, i), group)) {
+                if (streq(((const RuntimeAssignment *) g_ptr_array_index(groups, i))->group, group)) {
                         g_ptr_array_remove_index(groups, i);
                         if (groups->len == 0)
                                 g_hash_table_remove(table, key);
@@ -83,7 +161,7 @@ static bool table_remove(GHashTable *table, const char *key, const char *group) 
 }
 
 
-int manager_assign(Manager *m, const char *key, const char *group, bool assign) {
+int manager_assign(Manager *m, const char *key, const char *group, bool assign, uid_t uid) {
         Subject *s;
         int r;
 
@@ -94,7 +172,7 @@ int manager_assign(Manager *m, const char *key, const char *group, bool assign) 
         }
         if (assign) {
                 table_remove(m->exclusions, key, group);
-                assignment_table_add(m->assignments, key, group);
+                assignment_table_add(m->assignments, key, group, uid);
         } else {
                 bool was_runtime = table_remove(m->assignments, key, group);
                 s = manager_find_subject(m, key);
@@ -108,7 +186,7 @@ int manager_assign(Manager *m, const char *key, const char *group, bool assign) 
                         member = membership_list_has(s->memberships, group);
                 }
                 if (member)
-                        assignment_table_add(m->exclusions, key, group);
+                        assignment_table_add(m->exclusions, key, group, uid);
         }
 
         if (!m->dry_run) {

@@ -14,19 +14,30 @@
 #include "log.h"
 #include "policy-values.h"
 #include "process-watch.h"
+#include "self-assign.h"
+#include "state-store.h"
+#include "target-argument.h"
 #include "util.h"
 
 
-/* Mutating methods: uid 0 only. Read methods are open. */
-static int check_root(sd_bus_message *msg, sd_bus_error *error) {
+/* The sender's effective uid, from the bus (not from the message). */
+static int sender_uid(sd_bus_message *msg, uid_t *ret) {
         g_autoptr(sd_bus_creds) creds = NULL;
-        uid_t uid;
         int r;
 
         r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_EUID, &creds);
         if (r < 0)
                 return r;
-        r = sd_bus_creds_get_euid(creds, &uid);
+        return sd_bus_creds_get_euid(creds, ret);
+}
+
+/* Reload: uid 0 only. Assign and Unassign: see method_assign_common().
+ * Read methods are open. */
+static int check_root(sd_bus_message *msg, sd_bus_error *error) {
+        uid_t uid;
+        int r;
+
+        r = sender_uid(msg, &uid);
         if (r < 0)
                 return r;
         if (uid != 0)
@@ -102,6 +113,26 @@ static const Membership *find_membership(const GPtrArray *memberships, const cha
         return NULL;
 }
 
+/* How a membership came about, for Explain and ListMembers: a runtime
+ * assignment a user made says whose it is. */
+static char *membership_source_describe(Manager *m, const Subject *s, const Membership *mb) {
+        const char *source = membership_source_to_string(mb->source);
+        uid_t owner = 0, assigner = 0;
+
+        if (mb->source != MEMBERSHIP_RUNTIME)
+                return g_strdup(source);
+        bool owner_known = s->cgroup && manager_cgroup_owner(m, s->cgroup, &owner) >= 0;
+        g_autoptr(GPtrArray) entries = runtime_assignments_for(m->assignments, s, owner_known, owner);
+        for (guint i = 0; i + 1 < entries->len; i++) {
+                const RuntimeAssignment *a = g_ptr_array_index(entries, i);
+                if (streq(a->group, mb->group))
+                        assigner = a->uid;
+        }
+        if (assigner == 0)
+                return g_strdup(source);
+        return g_strdup_printf("%s by uid %" PRIu32, source, (uint32_t) assigner);
+}
+
 static GPtrArray *sorted_subject_keys(Manager *m) {
         GPtrArray *keys = hash_table_keys(m->subjects);
         g_ptr_array_sort(keys, strcmp_ptr);
@@ -132,8 +163,8 @@ static int method_list_members(sd_bus_message *msg, void *userdata, sd_bus_error
                 const Membership *mb = find_membership(s->memberships, group);
                 if (!mb)
                         continue;
-                r = sd_bus_message_append(reply, "(sss)", strempty(subject_unit_id(s)), strempty(s->cgroup),
-                                          membership_source_to_string(mb->source));
+                g_autofree char *source = membership_source_describe(m, s, mb);
+                r = sd_bus_message_append(reply, "(sss)", strempty(subject_unit_id(s)), strempty(s->cgroup), source);
                 if (r < 0)
                         return r;
         }
@@ -231,7 +262,8 @@ static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *err
                 return r;
         for (guint i = 0; i < res->memberships->len; i++) {
                 const Membership *mb = g_ptr_array_index(res->memberships, i);
-                r = sd_bus_message_append(reply, "(ss)", mb->group, membership_source_to_string(mb->source));
+                g_autofree char *source = membership_source_describe(m, s, mb);
+                r = sd_bus_message_append(reply, "(ss)", mb->group, source);
                 if (r < 0)
                         return r;
         }
@@ -304,18 +336,50 @@ static int method_list_processes(sd_bus_message *msg, void *userdata, sd_bus_err
 
 /* ---- mutating methods ---- */
 
+/* A refusal of a caller other than root, with the error its verdict calls for. */
+static int refuse_self_assign(SelfAssignVerdict v, const SelfAssignRequest *req, bool assign, const char *arg,
+                              const char *cgroup, const char *group, sd_bus_error *error) {
+        g_autofree char *why = self_assign_refusal(v, req, assign, arg, cgroup, group);
+        /* A group that is not loaded is refused as one that does not allow
+         * it: AccessDenied, whatever the group name (dbus-hostile.py). */
+        const char *name = v == SELF_ASSIGN_NO_CGROUP        ? POLICYD_ERROR_NO_SUCH_TARGET
+                           : v == SELF_ASSIGN_INVALID_TARGET ? SD_BUS_ERROR_INVALID_ARGS
+                                                             : SD_BUS_ERROR_ACCESS_DENIED;
+
+        log_context(LOG_DEBUG, 0, arg, group, NULL, 0, "Refused %s by uid %" PRIu32 ": %s",
+                    assign ? "Assign" : "Unassign", (uint32_t) req->caller, why);
+        return sd_bus_error_set(error, name, why);
+}
+
+/* Root may assign anything. Anyone else only their own things, and only to
+ * groups with AllowSelfAssign=yes (self-assign.h; policyd(8), SECURITY);
+ * what they assign holds only while it stays theirs. The group is checked
+ * before the target is looked at. */
 static int method_assign_common(sd_bus_message *msg, Manager *m, sd_bus_error *error, bool assign) {
         g_autofree char *key = NULL, *cgroup = NULL;
         const char *arg, *group;
+        SelfAssignVerdict v;
+        uid_t uid;
         int r;
 
-        r = check_root(msg, error);
-        if (r < 0 || sd_bus_error_is_set(error))
+        r = sender_uid(msg, &uid);
+        if (r < 0)
                 return r;
         r = sd_bus_message_read(msg, "ss", &arg, &group);
         if (r < 0)
                 return r;
-        if (assign && !policy_set_get(m->policies, group))
+        const PolicyGroup *g = policy_set_get(m->policies, group);
+        SelfAssignRequest req = {
+                .caller = uid,
+                .target_kind = target_argument_classify(arg, NULL),
+                .group_loaded = g,
+                .group_allows = g && g->allow_self_assign,
+        };
+        v = self_assign_check(&req);
+        if (v == SELF_ASSIGN_NO_SUCH_GROUP || v == SELF_ASSIGN_GROUP_REFUSES)
+                return refuse_self_assign(v, &req, assign, arg, NULL, group, error);
+
+        if (assign && !g)
                 return sd_bus_error_setf(error, POLICYD_ERROR_NO_SUCH_GROUP, "No policy group '%s' is loaded.", group);
         r = manager_resolve_target_argument(m, arg, &key, &cgroup);
         if (r == -ESRCH)
@@ -323,15 +387,41 @@ static int method_assign_common(sd_bus_message *msg, Manager *m, sd_bus_error *e
         if (r < 0)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
                                          "'%s' is not a unit name, a cgroup path below the root, or a PID.", arg);
-        r = manager_assign(m, key, group, assign);
+
+        if (uid != 0) {
+                if (req.target_kind == TARGET_ARGUMENT_USER_UNIT)
+                        req.owner_known = target_argument_user_unit(arg, &req.owner, NULL) >= 0;
+                else if (cgroup)
+                        req.owner_known = manager_cgroup_owner(m, cgroup, &req.owner) >= 0;
+                v = self_assign_check(&req);
+                /* A cgroup the user assigned and then removed has no owner
+                 * left; they may still take back what they made, or it
+                 * would count against their limit until the next boot. */
+                if (v == SELF_ASSIGN_NO_CGROUP && !assign && manager_has_runtime_entry(m, key, group, uid))
+                        v = SELF_ASSIGN_ALLOWED;
+                if (v != SELF_ASSIGN_ALLOWED)
+                        return refuse_self_assign(v, &req, assign, arg, cgroup, group, error);
+                if (assign && manager_count_runtime_entries(m, uid) >= SELF_ASSIGN_MAX_ENTRIES)
+                        return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
+                                                 "Cannot assign %s to group '%s': uid %" PRIu32
+                                                 " holds %u runtime assignments already, the most a user may. "
+                                                 "Unassign some first.",
+                                                 arg, group, (uint32_t) uid, SELF_ASSIGN_MAX_ENTRIES);
+        }
+
+        r = manager_assign(m, key, group, assign, uid);
         if (r == -ENXIO)
                 return sd_bus_error_setf(error, POLICYD_ERROR_NO_SUCH_TARGET, "No cgroup %s.", key);
         if (r == -ENOENT)
                 return sd_bus_error_setf(error, POLICYD_ERROR_NOT_MEMBER, "%s is not in group '%s'.", key, group);
         if (r < 0)
                 return r;
-        log_context(LOG_NOTICE, 0, key, group, NULL, 0, "%s %s group '%s' at runtime", key,
-                    assign ? "joined" : "left", group);
+        if (uid == 0)
+                log_context(LOG_NOTICE, 0, key, group, NULL, 0, "%s %s group '%s' at runtime", key,
+                            assign ? "joined" : "left", group);
+        else
+                log_context(LOG_NOTICE, 0, key, group, NULL, 0, "%s %s group '%s' at runtime, by uid %" PRIu32, key,
+                            assign ? "joined" : "left", group, (uint32_t) uid);
         return sd_bus_reply_method_return(msg, NULL);
 }
 

@@ -6,9 +6,11 @@
 #include <sys/xattr.h>
 #include <time.h>
 
+#include "assign.h"
 #include "gather.h"
 #include "log.h"
 #include "manager.h"
+#include "state-store.h"
 #include "unit-file.h"
 #include "unit-lookup.h"
 #include "util.h"
@@ -67,15 +69,14 @@ static const char *user_name_of(Manager *m, uid_t uid) {
         return name;
 }
 
-static GPtrArray *groups_for(GHashTable *table, const char *a, const char *b) {
+/* The group names of the runtime entries of table that apply to s now: a
+ * user's only while the target is still theirs (assign.h). */
+static GPtrArray *runtime_groups(GHashTable *table, const Subject *s, const Candidate *c) {
+        g_autoptr(GPtrArray) entries = runtime_assignments_for(table, s, c->owner_known, c->owner_uid);
         GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
-        const char *keys[] = { a, b };
 
-        for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
-                GPtrArray *groups = keys[i] ? g_hash_table_lookup(table, keys[i]) : NULL;
-                for (guint j = 0; groups && j < groups->len; j++)
-                        g_ptr_array_add(out, g_strdup(g_ptr_array_index(groups, j)));
-        }
+        for (guint i = 0; i + 1 < entries->len; i++)
+                g_ptr_array_add(out, g_strdup(((const RuntimeAssignment *) g_ptr_array_index(entries, i))->group));
         g_ptr_array_add(out, NULL);
         return out;
 }
@@ -185,8 +186,8 @@ void gather_candidate(Subject *s, CandidateData *d) {
                 d->c.unit_groups = (const char *const *) s->unit_groups;
         }
 
-        d->runtime = groups_for(m->assignments, s->unit ? subject_key(s) : NULL, s->cgroup);
-        d->excluded = groups_for(m->exclusions, s->unit ? subject_key(s) : NULL, s->cgroup);
+        d->runtime = runtime_groups(m->assignments, s, &d->c);
+        d->excluded = runtime_groups(m->exclusions, s, &d->c);
         d->c.runtime_groups = (const char *const *) d->runtime->pdata;
         d->c.runtime_excluded = (const char *const *) d->excluded->pdata;
 }

@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
@@ -10,6 +11,7 @@
 #include "conf-parse.h"
 #include "log.h"
 #include "manager.h"
+#include "policy-values.h"
 #include "state-store.h"
 #include "util.h"
 
@@ -71,9 +73,13 @@ static void append_assignment_lines(GString *out, char sign, GHashTable *table) 
         while (g_hash_table_iter_next(&it, &key, &value)) {
                 GPtrArray *groups = value;
                 g_autofree char *k = g_strescape(key, NULL);
-                for (guint i = 0; i < groups->len; i++)
-                        g_string_append_printf(out, "%c\t%s\t%s\n", sign, k,
-                                               (const char *) g_ptr_array_index(groups, i));
+                for (guint i = 0; i < groups->len; i++) {
+                        const RuntimeAssignment *a = g_ptr_array_index(groups, i);
+                        g_string_append_printf(out, "%c\t%s\t%s", sign, k, a->group);
+                        if (a->uid != 0)
+                                g_string_append_printf(out, "\t%" PRIu32, (uint32_t) a->uid);
+                        g_string_append_c(out, '\n');
+                }
         }
 }
 
@@ -90,16 +96,31 @@ int state_save_assignments(const char *dir, GHashTable *assignments, GHashTable 
         return write_file_atomic(path, out->str, 0600, WRITE_FILE_SYNC);
 }
 
-void assignment_table_add(GHashTable *table, const char *key, const char *group) {
+void runtime_assignment_free(RuntimeAssignment *a) {
+        if (!a)
+                return;
+        g_free(a->group);
+        g_free(a);
+}
+
+void assignment_table_add(GHashTable *table, const char *key, const char *group, uid_t uid) {
         GPtrArray *groups = g_hash_table_lookup(table, key);
         if (!groups) {
-                groups = g_ptr_array_new_with_free_func(g_free);
+                groups = g_ptr_array_new_with_free_func((GDestroyNotify) runtime_assignment_free);
                 g_hash_table_insert(table, g_strdup(key), groups);
         }
-        for (guint i = 0; i < groups->len; i++)
-                if (streq(g_ptr_array_index(groups, i), group))
+        for (guint i = 0; i < groups->len; i++) {
+                RuntimeAssignment *a = g_ptr_array_index(groups, i);
+                if (streq(a->group, group)) {
+                        if (a->uid != 0)
+                                a->uid = uid;
                         return;
-        g_ptr_array_add(groups, g_strdup(group));
+                }
+        }
+        RuntimeAssignment *a = g_new0(RuntimeAssignment, 1);
+        a->group = g_strdup(group);
+        a->uid = uid;
+        g_ptr_array_add(groups, a);
 }
 
 int state_load_assignments(const char *dir, GHashTable *assignments, GHashTable *exclusions) {
@@ -120,14 +141,16 @@ int state_load_assignments(const char *dir, GHashTable *assignments, GHashTable 
                 n++;
                 if (**l == '\0' || **l == '#')
                         continue;
-                g_auto(GStrv) f = g_strsplit(*l, "\t", 3);
-                if (g_strv_length(f) != 3 || (!streq(f[0], "+") && !streq(f[0], "-")) ||
-                    validate_group_name(f[2], NULL) < 0) {
+                g_auto(GStrv) f = g_strsplit(*l, "\t", 4);
+                guint nf = g_strv_length(f);
+                uint32_t uid = 0; /* lines of older versions, and root's */
+                if ((nf != 3 && nf != 4) || (!streq(f[0], "+") && !streq(f[0], "-")) ||
+                    validate_group_name(f[2], NULL) < 0 || (nf == 4 && (parse_uid(f[3], &uid) < 0 || uid == 0))) {
                         log_warning("%s:%u: malformed line, ignoring it", path, n);
                         continue;
                 }
                 g_autofree char *key = g_strcompress(f[1]);
-                assignment_table_add(streq(f[0], "+") ? assignments : exclusions, key, f[2]);
+                assignment_table_add(streq(f[0], "+") ? assignments : exclusions, key, f[2], (uid_t) uid);
         }
         return 0;
 }

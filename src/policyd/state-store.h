@@ -4,7 +4,11 @@
 /* What policyd keeps under /run/policyd so that a restart re-adopts its own
  * writes instead of mistaking them for the administrator's:
  *
- *   assignments          runtime Assign/Unassign, one "+|-<TAB>KEY<TAB>GROUP" a line
+ *   assignments          runtime Assign/Unassign, one "+|-<TAB>KEY<TAB>GROUP[<TAB>UID]" a
+ *                        line; UID (of who made it) only when not 0, so that a
+ *                        line of root's reads as before, and an older policyd
+ *                        drops a user's line as malformed instead of
+ *                        trusting it
  *   cgroups/KEY          CgroupRecord of a subject (cgroup_record_serialize)
  *   properties/KEY       PropertyRecords: "PROPERTY<TAB>PREVIOUS<TAB>WRITTEN", escaped
  *
@@ -19,8 +23,20 @@
 
 typedef struct PropertyRecord PropertyRecord;
 
-/* Adds group to key's list in an assignments or exclusions table, once. */
-void assignment_table_add(GHashTable *table, const char *key, const char *group);
+/* One group of a key in the assignments or exclusions table, and the uid
+ * that put it there (self-assign.h: a user's holds only while the target is
+ * theirs). */
+typedef struct RuntimeAssignment {
+        char *group;
+        uid_t uid;
+} RuntimeAssignment;
+
+void runtime_assignment_free(RuntimeAssignment *a);
+
+/* Adds group to key's list in an assignments or exclusions table (values:
+ * GPtrArray* of RuntimeAssignment*), once. Root's entry stays root's when a
+ * user adds it again; any other is then the last adder's. */
+void assignment_table_add(GHashTable *table, const char *key, const char *group, uid_t uid);
 
 int state_save_assignments(const char *dir, GHashTable *assignments, GHashTable *exclusions);
 int state_load_assignments(const char *dir, GHashTable *assignments, GHashTable *exclusions);

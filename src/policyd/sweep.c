@@ -7,6 +7,7 @@
 #include "process-watch.h"
 #include "state-store.h"
 #include "sweep.h"
+#include "target-argument.h"
 #include "systemd-watch.h"
 #include "unit-lookup.h"
 #include "user-managers.h"
@@ -73,7 +74,7 @@ static void sweep_cgroup_record(Manager *m, const char *name) {
         }
         who = key ? key : rec->cgroup;
         uid_t uid;
-        if (key && user_unit_key_parse(key, &uid, NULL) >= 0 && user_manager_runs(uid)) {
+        if (key && target_argument_user_unit(key, &uid, NULL) >= 0 && user_manager_runs(uid)) {
                 /* Its manager's link reads the unit again, and applies or undoes then. */
                 log_context(LOG_DEBUG, 0, who, NULL, NULL, 0,
                             "The systemd of uid %u runs: leaving %s/cgroups/%s for its link", (unsigned) uid,
@@ -208,7 +209,7 @@ static void sweep_property_record(Manager *m, const char *name) {
         g_autofree char *unit = state_file_name_to_key(name);
         uid_t uid;
 
-        if (unit && user_unit_key_parse(unit, &uid, NULL) >= 0) {
+        if (unit && target_argument_user_unit(unit, &uid, NULL) >= 0) {
                 sweep_user_unit_record(m, "properties", name, unit, uid);
                 return;
         }

@@ -771,26 +771,6 @@ static int parse_canonical_uid(const char *s, uint32_t *ret) {
         return streq(buf, s) ? 0 : -EINVAL;
 }
 
-int user_unit_key_parse(const char *key, uid_t *ret_uid, const char **ret_unit) {
-        const char *slash;
-        uint32_t uid;
-
-        if (!key || !g_str_has_prefix(key, "user@"))
-                return -EINVAL;
-        slash = strchr(key, '/');
-        if (!slash)
-                return -EINVAL;
-        g_autofree char *number = g_strndup(key + strlen("user@"), (gsize) (slash - key) - strlen("user@"));
-        if (parse_canonical_uid(number, &uid) < 0 || unit_name_kind(slash + 1) == UNIT_NAME_INVALID ||
-            unit_name_kind(slash + 1) == UNIT_NAME_TEMPLATE)
-                return -EINVAL;
-        if (ret_uid)
-                *ret_uid = uid;
-        if (ret_unit)
-                *ret_unit = slash + 1;
-        return 0;
-}
-
 int user_manager_unit_parse(const char *unit, uid_t *ret_uid) {
         uint32_t uid;
 

@@ -96,9 +96,7 @@ const char *unit_type_interface(const char *unit);
 
 /* ---- units of a user's manager, as policyd keys them ---- */
 
-/* "user@1000/app-x.scope" → 1000 and "app-x.scope" (pointing into key):
- * a uid as parse_uid() takes it, then a valid unit name. -EINVAL for
- * anything else. '/' is in no unit name, and a cgroup path starts with it. */
-int user_unit_key_parse(const char *key, uid_t *ret_uid, const char **ret_unit);
+/* Units of a user's manager are keyed "user@UID/UNIT":
+ * target_argument_user_unit() reads that. */
 /* "user@1000.service" → 1000: PID 1's unit of a user's manager. */
 int user_manager_unit_parse(const char *unit, uid_t *ret_uid);

@@ -4,6 +4,7 @@
  * policyd relies on before it reads /proc or joins the path to the cgroupfs
  * root; a broken rule aborts, so libFuzzer and the replay report it. */
 
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -65,6 +66,20 @@ static void check_unit(const char *arg) {
         check(!strpbrk(arg, "/*?["), arg);
 }
 
+/* user@UID/UNIT: the uid as printed, and a unit name that is a target of
+ * its own; no other argument parses as one. */
+static void check_user_unit(const char *arg) {
+        const char *unit = NULL;
+        uid_t uid = 0;
+
+        check(target_argument_user_unit(arg, &uid, &unit) == 0 && unit, arg);
+        check(uid != (uid_t) -1 && uid != 65535, arg);
+        g_autofree char *spelled = g_strdup_printf("user@%" PRIu32 "/%s", (uint32_t) uid, unit);
+        check(streq(spelled, arg), arg);
+        check(target_argument_classify(unit, NULL) == TARGET_ARGUMENT_UNIT, arg);
+        check_unit(unit);
+}
+
 static void check_pid(const char *arg, pid_t pid) {
         check(pid > 0, arg);
         g_autofree char *formatted = g_strdup_printf("%d", (int) pid);
@@ -90,8 +105,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         case TARGET_ARGUMENT_PID:
                 check_pid(arg, pid);
                 break;
+        case TARGET_ARGUMENT_USER_UNIT:
+                check_user_unit(arg);
+                break;
         default:
                 break;
+        }
+        if (kind != TARGET_ARGUMENT_USER_UNIT)
+                check(target_argument_user_unit(arg, NULL, NULL) == -EINVAL, arg);
+
+        /* The other way round: a unit target of any user is a user unit. */
+        if (kind == TARGET_ARGUMENT_UNIT && size >= sizeof(uint32_t)) {
+                uint32_t u;
+                memcpy(&u, data, sizeof(u));
+                if (u != UINT32_MAX && u != 65535) {
+                        g_autofree char *user_unit = g_strdup_printf("user@%" PRIu32 "/%s", u, arg);
+                        check(target_argument_classify(user_unit, NULL) == TARGET_ARGUMENT_USER_UNIT, user_unit);
+                }
         }
 
         /* The other way round: every PID as /proc spells it is one. */

@@ -327,8 +327,8 @@ fi
 
 # --- what an unprivileged user may do
 if as_nobody "$policyctl" --version > /dev/null 2>&1; then
-        expect "assign as an unprivileged user exits 4: permission denied" 4 \
-                "^Permission denied: 'policyctl assign' changes policyd's state and needs root\.$" \
+        expect "assign as an unprivileged user, to a group without AllowSelfAssign=, exits 4 and says why" 4 \
+                "^Permission denied: Cannot assign $child to group 'alpha': group 'alpha' does not allow self-assignment \(AllowSelfAssign=no\); only root may change its members\.$" \
                 policyctl_nobody assign "$child" alpha
         expect "unassign as an unprivileged user exits 4" 4 "^Permission denied" policyctl_nobody unassign "$child" alpha
         expect "reload as an unprivileged user exits 4" 4 "^Permission denied" policyctl_nobody reload
@@ -365,7 +365,7 @@ out=$("$policyctl" --json reload 2> /dev/null); rc=$?
 # --- every kind of bad argument, with policyd running: a message on stderr
 # and the exit code of EXIT STATUS in policyctl(1). Usage errors (2) are
 # found before any call; what policyd refuses is 1; a change by a user
-# other than root is 4, whatever its arguments.
+# other than root that the rules of self-assignment refuse is 4.
 expect "show with two groups exits 2" 2 "show needs one argument" "$policyctl" show alpha beta
 expect "explain without a target exits 2" 2 "explain needs one argument" "$policyctl" explain
 expect "explain with two targets exits 2" 2 "explain needs one argument" "$policyctl" explain "$child" "$child"
@@ -413,8 +413,14 @@ grep -qF -e "$long" -e "a b.service" "$POLICYD_STATE_DIRECTORY/assignments" \
 if as_nobody "$policyctl" --version > /dev/null 2>&1; then
         expect "assign of a malformed target by an unprivileged user exits 4" 4 "^Permission denied" \
                 policyctl_nobody assign /.. alpha
-        expect "unassign from a group that is not loaded, by an unprivileged user, exits 4" 4 "^Permission denied" \
+        expect "unassign from a group that is not loaded, by an unprivileged user, exits 4" 4 \
+                "^Permission denied: Cannot take $child out of group 'nosuch': no policy group 'nosuch' is loaded" \
                 policyctl_nobody unassign "$child" nosuch
+        expect "--user assign of a unit by an unprivileged user names user@65534/UNIT, and is refused" 4 \
+                "^Permission denied: Cannot assign user@65534/foo\.service to group 'alpha'" \
+                policyctl_nobody --user assign foo.service alpha
+        expect "--user with status exits 2" 2 "^--user goes with assign, unassign and explain only\.$" \
+                "$policyctl" --user status
         expect "a usage error by an unprivileged user is still 2" 2 "assign needs two arguments" \
                 policyctl_nobody assign alpha
         expect "exec by an unprivileged user exits 4 before making a scope" 4 \

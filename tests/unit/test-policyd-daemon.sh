@@ -7,6 +7,9 @@
 #   - user.* xattrs on cgroups root does not own select only AllowSelfAssign=yes
 #     groups, self-requests only those groups and only on Delegate=yes units,
 #     and changes of either are followed without a signal from systemd;
+#   - a user other than root may Assign and Unassign only their own cgroups
+#     and user@UID/ units, only to AllowSelfAssign=yes groups, and what they
+#     assigned holds only while the cgroup is theirs (issue 10, 3);
 #   - SetUnitProperties: none for a unit already right, one per unit that
 #     needs changes (issue 8, 3).
 #   - it follows JobRemoved, PropertiesChanged and Reloading, and runs no
@@ -362,6 +365,120 @@ v=$(xattr "$cg/flip.scope" user.test.x)
 [ "$v" = b ] && [ $((n1 - n0)) -le 1 ] && membership_is flip.scope flip \
         && ok "no feedback loop through policyd's own attribute ($((n1 - n0)) resolutions in ${slow} s)" \
         || not_ok "no feedback loop through policyd's own attribute" "x=$v, $((n1 - n0)) resolutions in ${slow} s"
+
+# --- Assign and Unassign by a user other than root (uid 65534, which owns
+# delegated.scope): their own cgroups, to AllowSelfAssign=yes groups only;
+# never root's cgroups, a system unit by name, or another user's unit. What
+# a user assigned holds only while the cgroup is theirs.
+as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+state_lines() { cat "$tmp/state/assignments" 2> /dev/null; }
+user_refused() { # name, pattern of the reason, policyctl arguments…: exit 4, the reason, and nothing changed
+        local name=$1 pattern=$2 out rc before after; shift 2
+        before="$(state_lines)|$(xattr "$cg/delegated.scope" user.policy.group)|$(xattr "$cg/rootowned.scope" user.policy.group)|$(groups_of delegated.scope)|$(groups_of rootowned.scope)"
+        out=$(as_nobody "$policyctl" "$@" 2>&1); rc=$?
+        sleep 0.1
+        after="$(state_lines)|$(xattr "$cg/delegated.scope" user.policy.group)|$(xattr "$cg/rootowned.scope" user.policy.group)|$(groups_of delegated.scope)|$(groups_of rootowned.scope)"
+        if [ "$rc" = 4 ] && grep -qE "$pattern" <<< "$out" && [ "$before" = "$after" ]; then
+                ok "$name"
+        else
+                not_ok "$name" "exit $rc (wanted 4): $out" "wanted /$pattern/" "before: $before" "after:  $after"
+        fi
+}
+if command -v setpriv > /dev/null && as_nobody "$policyctl" --version > /dev/null 2>&1; then
+        # Its own attributes would select groups once root owns it: gone.
+        setfattr -x user.test.open "$cg/delegated.scope"
+        setfattr -x user.test.mark "$cg/delegated.scope"
+        wait_for 10 membership_is delegated.scope "(none)"
+        user_refused "a user cannot put their own cgroup in a group with AllowSelfAssign=no" \
+                "^Permission denied: Cannot assign $rel/delegated.scope to group 'noself': group 'noself' does not allow self-assignment \(AllowSelfAssign=no\)" \
+                assign "$rel/delegated.scope" noself
+        user_refused "a user cannot assign a cgroup root owns" \
+                "^Permission denied: .*: cgroup $rel/rootowned.scope is owned by uid 0, not by you \(uid 65534\)\.$" \
+                assign "$rel/rootowned.scope" selfok
+        user_refused "a user cannot assign a system unit by name, even one delegated to them" \
+                "^Permission denied: .*: delegated.scope is a unit of the system manager" assign delegated.scope selfok
+        user_refused "a user cannot assign another user's unit" \
+                "^Permission denied: .*: user@1000/app.scope belongs to uid 1000, not to you \(uid 65534\)\.$" \
+                assign user@1000/app.scope selfok
+        user_refused "a user cannot assign the cgroup of a root process by its PID" \
+                "^Permission denied: .*: the cgroup of PID $daemon_pid \(.*\) is owned by uid 0" assign "$daemon_pid" selfok
+        "$policyctl" assign "$rel/rootowned.scope" noself > /dev/null
+        "$policyctl" assign "$rel/rootowned.scope" selfok > /dev/null
+        wait_for 10 membership_is rootowned.scope "noself,selfok"
+        user_refused "a user cannot unassign what root assigned to a group without AllowSelfAssign=" \
+                "does not allow self-assignment" unassign "$rel/rootowned.scope" noself
+        user_refused "a user cannot unassign root's cgroup from a group with AllowSelfAssign=yes either" \
+                "is owned by uid 0, not by you" unassign "$rel/rootowned.scope" selfok
+        "$policyctl" unassign "$rel/rootowned.scope" noself > /dev/null
+        "$policyctl" unassign "$rel/rootowned.scope" selfok > /dev/null
+        wait_for 10 membership_is rootowned.scope "(none)"
+
+        out=$(as_nobody "$policyctl" assign "$rel/delegated.scope" selfok 2>&1); rc=$?
+        wait_for 10 membership_is delegated.scope selfok
+        [ "$rc" = 0 ] && [ "$out" = "Assigned $rel/delegated.scope to group selfok." ] \
+                && ok "a user assigns their own cgroup to an AllowSelfAssign=yes group" \
+                || not_ok "a user assigns their own cgroup to an AllowSelfAssign=yes group" "exit $rc: $out"
+        check_membership "and it joins: user.policy.group and explain agree" delegated.scope selfok
+        v=$(xattr "$cg/delegated.scope" user.test.self)
+        [ "$v" = yes ] && ok "the group's attributes are written" || not_ok "the group's attributes are written" "user.test.self=$v"
+        src=$("$policyctl" --json explain delegated.scope | python3 -c 'import json, sys
+print(json.load(sys.stdin)["groups"][0]["source"])' 2>&1)
+        [ "$src" = "runtime by uid 65534" ] && ok "explain says which uid assigned it" \
+                || not_ok "explain says which uid assigned it" "source: $src"
+        grep -qxP '\+\tdelegated.scope\tselfok\t65534' "$tmp/state/assignments" \
+                && ok "the state file keeps the uid of the assignment" \
+                || not_ok "the state file keeps the uid of the assignment" "$(state_lines)"
+
+        # Ownership moves: the assignment stops holding, and holds again.
+        chown 0:0 "$cg/delegated.scope"
+        wait_for 10 membership_is delegated.scope "(none)"
+        check_membership "a user's assignment does not hold once the cgroup is no longer theirs" delegated.scope "(none)"
+        chown 65534:65534 "$cg/delegated.scope"
+        wait_for 10 membership_is delegated.scope selfok
+        check_membership "and holds again when it is theirs again" delegated.scope selfok
+
+        out=$(as_nobody "$policyctl" unassign "$rel/delegated.scope" selfok 2>&1); rc=$?
+        wait_for 10 membership_is delegated.scope "(none)"
+        [ "$rc" = 0 ] && ok "the user unassigns it again" || not_ok "the user unassigns it again" "exit $rc: $out"
+        check_membership "and it leaves" delegated.scope "(none)"
+        v=$(xattr "$cg/delegated.scope" user.test.self)
+        [ "$v" = "(none)" ] && ok "and the group's attributes are undone" \
+                || not_ok "and the group's attributes are undone" "user.test.self=$v"
+        ! grep -q 'delegated.scope' "$tmp/state/assignments" && ok "and the state file forgets it" \
+                || not_ok "and the state file forgets it" "$(state_lines)"
+
+        # A cgroup the user assigned and then removed: they may still take
+        # their assignment back; another user's, or root's, they may not.
+        mkdir "$cg/delegated.scope/sub"
+        chown 65534:65534 "$cg/delegated.scope/sub"
+        as_nobody "$policyctl" assign "$rel/delegated.scope/sub" selfok > /dev/null 2>&1
+        "$policyctl" assign "$rel/delegated.scope/sub" noself > /dev/null 2>&1
+        rmdir "$cg/delegated.scope/sub"
+        out=$(as_nobody "$policyctl" unassign "$rel/delegated.scope/sub" noself 2>&1); rc=$?
+        [ "$rc" = 4 ] && grep -q "$rel/delegated.scope/sub" "$tmp/state/assignments" \
+                && ok "after its cgroup went, a user cannot unassign root's assignment of it" \
+                || not_ok "after its cgroup went, a user cannot unassign root's assignment of it" "exit $rc: $out"
+        out=$(as_nobody "$policyctl" unassign "$rel/delegated.scope/sub" selfok 2>&1); rc=$?
+        [ "$rc" = 0 ] && ! grep -qP "sub\tselfok" "$tmp/state/assignments" \
+                && ok "after its cgroup went, a user may still take their own assignment back" \
+                || not_ok "after its cgroup went, a user may still take their own assignment back" "exit $rc: $out" \
+                        "$(state_lines)"
+        "$policyctl" unassign "$rel/delegated.scope/sub" noself > /dev/null 2>&1
+
+        # --user: a unit of the caller's own manager.
+        out=$(as_nobody "$policyctl" --user assign app-test.scope selfok 2>&1); rc=$?
+        [ "$rc" = 0 ] && [ "$out" = "Assigned user@65534/app-test.scope to group selfok." ] \
+                && grep -qxP '\+\tuser@65534/app-test.scope\tselfok\t65534' "$tmp/state/assignments" \
+                && ok "--user assign names the caller's own unit, user@65534/UNIT" \
+                || not_ok "--user assign names the caller's own unit, user@65534/UNIT" "exit $rc: $out" "$(state_lines)"
+        out=$(as_nobody "$policyctl" --user unassign app-test.scope selfok 2>&1); rc=$?
+        [ "$rc" = 0 ] && ! grep -q 'app-test' "$tmp/state/assignments" && ok "--user unassign takes it back" \
+                || not_ok "--user unassign takes it back" "exit $rc: $out" "$(state_lines)"
+        kill -0 "$daemon_pid" && ok "policyd runs on after the users' calls" \
+                || not_ok "policyd runs on after the users' calls" "$(tail -n 40 "$tmp/policyd.log")"
+else
+        ok "an unprivileged user's Assign and Unassign # SKIP setpriv is missing, or uid 65534 cannot run $policyctl"
+fi
 check_stop "policyd exits 0" 5
 stop_fake
 

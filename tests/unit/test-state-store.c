@@ -141,11 +141,79 @@ static void test_records_listed_and_removed_by_name(void) {
         g_assert_cmpint(g_rmdir(dir), ==, 0);
 }
 
+static GHashTable *assignment_table_new(void) {
+        return g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_ptr_array_unref);
+}
+
+/* The group and uid of key's only entry, as "group:uid"; NULL when none. */
+static char *only_entry(GHashTable *table, const char *key) {
+        GPtrArray *groups = g_hash_table_lookup(table, key);
+        if (!groups || groups->len != 1)
+                return NULL;
+        const RuntimeAssignment *a = g_ptr_array_index(groups, 0);
+        return g_strdup_printf("%s:%u", a->group, (unsigned) a->uid);
+}
+
+/* Who made each runtime assignment survives a restart; a file an older
+ * policyd wrote loads as root's; a line with a bad uid is dropped, never
+ * taken for root's. */
+static void test_assignments_keep_their_uid(void) {
+        g_autofree char *dir = g_dir_make_tmp("policyd-state-XXXXXX", NULL);
+        g_autofree char *path = g_build_filename(dir, "assignments", NULL);
+        g_autoptr(GHashTable) assignments = assignment_table_new(), exclusions = assignment_table_new();
+        g_autoptr(GHashTable) a2 = assignment_table_new(), e2 = assignment_table_new();
+        g_autofree char *data = NULL;
+
+        assignment_table_add(assignments, "foo.service", "alpha", 0);
+        assignment_table_add(assignments, "user@1000/app.scope", "background", 1000);
+        assignment_table_add(exclusions, "/a/b", "beta", 1000);
+        g_assert_cmpint(state_save_assignments(dir, assignments, exclusions), ==, 0);
+        g_assert_true(g_file_get_contents(path, &data, NULL, NULL));
+        g_assert_nonnull(strstr(data, "\n+\tfoo.service\talpha\n")); /* root's: as before */
+        g_assert_nonnull(strstr(data, "\n+\tuser@1000/app.scope\tbackground\t1000\n"));
+        g_assert_nonnull(strstr(data, "\n-\t/a/b\tbeta\t1000\n"));
+
+        g_assert_cmpint(state_load_assignments(dir, a2, e2), ==, 0);
+        g_autofree char *root = only_entry(a2, "foo.service"), *user = only_entry(a2, "user@1000/app.scope");
+        g_autofree char *excluded = only_entry(e2, "/a/b");
+        g_assert_cmpstr(root, ==, "alpha:0");
+        g_assert_cmpstr(user, ==, "background:1000");
+        g_assert_cmpstr(excluded, ==, "beta:1000");
+
+        /* Root's entry stays root's when a user adds it again; a user's
+         * becomes root's when root does. */
+        assignment_table_add(a2, "foo.service", "alpha", 1000);
+        assignment_table_add(a2, "user@1000/app.scope", "background", 0);
+        g_autofree char *root2 = only_entry(a2, "foo.service"), *user2 = only_entry(a2, "user@1000/app.scope");
+        g_assert_cmpstr(root2, ==, "alpha:0");
+        g_assert_cmpstr(user2, ==, "background:0");
+
+        /* An older version's file, and bad uids. */
+        const char *old = "# policyd runtime assignments\n"
+                          "+\told.service\talpha\n"
+                          "+\tbad0.service\talpha\t0\n"
+                          "+\tbadsign.service\talpha\t-1\n"
+                          "+\tbadmax.service\talpha\t4294967295\n"
+                          "+\tbadword.service\talpha\talice\n"
+                          "+\textra.service\talpha\t1000\tx\n";
+        g_assert_true(g_file_set_contents(path, old, -1, NULL));
+        g_autoptr(GHashTable) a3 = assignment_table_new(), e3 = assignment_table_new();
+        g_assert_cmpint(state_load_assignments(dir, a3, e3), ==, 0);
+        g_autofree char *from_old = only_entry(a3, "old.service");
+        g_assert_cmpstr(from_old, ==, "alpha:0");
+        g_assert_cmpuint(g_hash_table_size(a3), ==, 1);
+        g_assert_cmpuint(g_hash_table_size(e3), ==, 0);
+
+        g_assert_cmpint(g_unlink(path), ==, 0);
+        g_assert_cmpint(g_rmdir(dir), ==, 0);
+}
+
 int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/state-store/file-names-fit-name-max", test_file_names_fit_name_max);
         g_test_add_func("/state-store/records-round-trip-for-long-keys", test_records_round_trip_for_long_keys);
         g_test_add_func("/state-store/file-names-back-to-keys", test_file_names_back_to_keys);
         g_test_add_func("/state-store/records-listed-and-removed-by-name", test_records_listed_and_removed_by_name);
+        g_test_add_func("/state-store/assignments-keep-their-uid", test_assignments_keep_their_uid);
         return g_test_run();
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The target of Explain, Assign and Unassign: what is a unit name, a cgroup
- * path or a PID, and what is refused. tests/vm/scenarios/dbus-hostile.py
+/* The target of Explain, Assign and Unassign: what is a unit name, a unit
+ * of a user's manager, a cgroup path or a PID, and what is refused. tests/vm/scenarios/dbus-hostile.py
  * sends the refused ones to a running policyd. */
 #include <errno.h>
 
@@ -23,6 +23,8 @@ static const char *kind_name(int kind) {
                 return "cgroup";
         case TARGET_ARGUMENT_PID:
                 return "PID";
+        case TARGET_ARGUMENT_USER_UNIT:
+                return "user unit";
         default:
                 return kind < 0 ? g_strerror(-kind) : "?";
         }
@@ -140,6 +142,74 @@ static void test_pids(void) {
         check_table(refused, G_N_ELEMENTS(refused));
 }
 
+static void test_user_units(void) {
+        static const struct {
+                const char *arg;
+                uid_t uid;
+                const char *unit;
+        } ok[] = {
+                { "user@1000/app-gnome-firefox-1234.scope", 1000, "app-gnome-firefox-1234.scope" },
+                { "user@0/foo.service", 0, "foo.service" },
+                { "user@4294967294/app.slice", 4294967294u, "app.slice" },
+                { "user@1000/app-firefox@a@b.scope", 1000, "app-firefox@a@b.scope" },
+                { "user@1000/user@1000.service", 1000, "user@1000.service" },
+                { "user@65534/a.scope", 65534, "a.scope" },
+        };
+        static const Case refused[] = {
+                { "user@1000/", REFUSED },
+                { "user@1000/app", REFUSED },
+                { "user@1000/app.target", REFUSED }, /* no cgroup */
+                { "user@1000/foo@.service", REFUSED }, /* a template */
+                { "user@1000/a/b.scope", REFUSED },
+                { "user@1000//a.scope", REFUSED },
+                { "user@1000/../x.scope", REFUSED },
+                { "user@/a.scope", REFUSED },
+                { "user@01000/a.scope", REFUSED }, /* no leading zero */
+                { "user@00/a.scope", REFUSED },
+                { "user@-1/a.scope", REFUSED },
+                { "user@+1000/a.scope", REFUSED },
+                { "user@ 1000/a.scope", REFUSED },
+                { "user@1000 /a.scope", REFUSED },
+                { "user@0x10/a.scope", REFUSED },
+                { "user@4294967295/a.scope", REFUSED }, /* (uid_t) -1 is no uid */
+                { "user@4294967296/a.scope", REFUSED },
+                { "user@65535/a.scope", REFUSED }, /* the 16-bit (uid_t) -1 */
+                { "user@99999999999999999999/a.scope", REFUSED },
+                { "user@alice/a.scope", REFUSED },
+                { "User@1000/a.scope", REFUSED },
+                { "users@1000/a.scope", REFUSED },
+                { "1000/a.scope", REFUSED },
+                { "user1000/a.scope", REFUSED },
+                { "user@1000", REFUSED },
+                { "user@1000/a b.scope", REFUSED },
+                { "user@1000/caf\xc3\xa9.scope", REFUSED },
+        };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(ok); i++) {
+                uid_t uid = 42;
+                const char *unit = NULL;
+                check(ok[i].arg, TARGET_ARGUMENT_USER_UNIT);
+                g_assert_cmpint(target_argument_user_unit(ok[i].arg, &uid, &unit), ==, 0);
+                g_assert_cmpuint(uid, ==, ok[i].uid);
+                g_assert_cmpstr(unit, ==, ok[i].unit);
+                g_assert_true(unit > ok[i].arg && unit < ok[i].arg + strlen(ok[i].arg)); /* points into arg */
+        }
+        check_table(refused, G_N_ELEMENTS(refused));
+        for (size_t i = 0; i < G_N_ELEMENTS(refused); i++) {
+                uid_t uid = 42;
+                const char *unit = NULL;
+                g_assert_cmpint(target_argument_user_unit(refused[i].arg, &uid, &unit), ==, -EINVAL);
+                g_assert_cmpuint(uid, ==, 42); /* untouched */
+                g_assert_null(unit);
+        }
+        /* Other kinds are no user unit. */
+        g_assert_cmpint(target_argument_user_unit("foo.service", NULL, NULL), ==, -EINVAL);
+        g_assert_cmpint(target_argument_user_unit("/user@1000/a.scope", NULL, NULL), ==, -EINVAL);
+        g_assert_cmpint(target_argument_user_unit(NULL, NULL, NULL), ==, -EINVAL);
+        /* A cgroup path with the same text after its "/" stays a cgroup path. */
+        check("/user@1000/a.scope", TARGET_ARGUMENT_CGROUP);
+}
+
 static void test_empty_and_null(void) {
         check("", REFUSED);
         g_assert_cmpint(target_argument_classify(NULL, NULL), ==, REFUSED);
@@ -189,6 +259,10 @@ static void test_lengths(void) {
 
         check(unit_255, TARGET_ARGUMENT_UNIT);
         check(unit_256, REFUSED);
+        g_autofree char *user_unit_255 = g_strconcat("user@4294967294/", unit_255, NULL);
+        g_autofree char *user_unit_256 = g_strconcat("user@1/", unit_256, NULL);
+        check(user_unit_255, TARGET_ARGUMENT_USER_UNIT);
+        check(user_unit_256, REFUSED);
         check(component_path_255, TARGET_ARGUMENT_CGROUP);
         check(component_path_256, REFUSED);
         check(path_4095, TARGET_ARGUMENT_CGROUP);
@@ -205,6 +279,7 @@ int main(int argc, char **argv) {
         g_test_add_func("/target-argument/unit-names", test_unit_names);
         g_test_add_func("/target-argument/cgroup-paths", test_cgroup_paths);
         g_test_add_func("/target-argument/pids", test_pids);
+        g_test_add_func("/target-argument/user-units", test_user_units);
         g_test_add_func("/target-argument/empty-and-null", test_empty_and_null);
         g_test_add_func("/target-argument/invalid-utf8", test_invalid_utf8);
         g_test_add_func("/target-argument/lengths", test_lengths);

@@ -11,13 +11,15 @@
 set -euo pipefail
 . "$SCENARIO_DIR/lib.sh"
 . "$SCENARIO_DIR/policyd-lib.sh"
-PGT_NO_USER_TARGETS=1 # TEMP
 pgt_setup
 trap 'test_user_cleanup; pgt_cleanup' EXIT
 
 pgt_policy pgt-uapp '[PolicyGroup]\n[Match]\nUnit=pgt-app-*.scope\nManager=user\n[Swap]\nSwapMax=48M\nSwapHigh=24M\n[Attributes]\nXAttr=user.pgt.uapp=yes\n'
 # The same Unit= without Manager=: PID 1's units only.
 pgt_policy pgt-sys '[PolicyGroup]\n[Match]\nUnit=pgt-app-*.scope\n[Attributes]\nXAttr=user.pgt.sys=yes\n'
+# Focus, as Mutter writes it on a user's app, moves it between two groups.
+pgt_policy pgt-ufg '[PolicyGroup]\nAllowSelfAssign=yes\n[Match]\nUnit=pgt-focus-*.scope\nManager=user\nFocused=yes\n[Swap]\nSwapHigh=10M\n'
+pgt_policy pgt-ubg '[PolicyGroup]\nAllowSelfAssign=yes\n[Match]\nUnit=pgt-focus-*.scope\nManager=user\nFocused=no\n[Swap]\nSwapHigh=30M\n[Attributes]\nXAttr=user.pgt.ubg=yes\n'
 # NUMANodes= needs cpuset, which the user's manager cannot enable.
 pgt_policy pgt-numa '[PolicyGroup]\n[Match]\nUnit=pgt-app-numa*.scope\nManager=user\n[Memory]\nNUMANodes=0\n'
 
@@ -36,7 +38,6 @@ member_of() { # GROUP MEMBER
         policyctl show "$1" | grep -qF -- "$2"
 }
 explain() { # UNIT: policyctl explain of a user's unit, by the name policyd gives it
-        [[ -z ${PGT_NO_USER_TARGETS:-} ]] || { echo "TEMP: explain skipped"; return 1; }
         policyctl explain "user@$test_uid/$1" 2>&1
 }
 
@@ -61,7 +62,7 @@ if out=$(explain pgt-app-one.scope); then
         grep -q "MemorySwapMax\|SwapMax" <<<"$out" || fail "explain shows no SwapMax: $out"
         echo "ok: explain names the user's manager"
 else
-        [[ -n ${PGT_NO_USER_TARGETS:-} ]] || fail "policyctl explain user@$test_uid/pgt-app-one.scope failed: $out"
+        fail "policyctl explain user@$test_uid/pgt-app-one.scope failed: $out"
 fi
 
 # The system's unit of the same name gets pgt-sys, not pgt-uapp.
@@ -80,8 +81,24 @@ if out=$(explain pgt-app-numa.scope); then
                 fail "NUMANodes= went to AllowedMemoryNodes, which the user's manager cannot enforce: $out"
         echo "ok: NUMANodes= on a user's app goes by migrate_pages, and explain says so"
 else
-        [[ -n ${PGT_NO_USER_TARGETS:-} ]] || fail "explain of pgt-app-numa failed: $out"
+        fail "explain of pgt-app-numa failed: $out"
 fi
+
+# Focus moves a user's app between groups, as the user (Mutter) sets it;
+# the background group's values are undone when the focus comes back.
+test_user_scope pgt-focus-editor.scope sleep infinity
+editor=$(user_cgroup pgt-focus-editor.scope)
+test_user_run setfattr -n user.xdg.inactive-since -v -1 "$editor"
+wait_for "the focused editor is in pgt-ufg" xattr_is "$editor" user.policy.group pgt-ufg
+assert_file_eq "$editor/memory.swap.high" 10485760
+test_user_run setfattr -n user.xdg.inactive-since -v "$(( $(cut -d. -f1 /proc/uptime) * 1000000 ))" "$editor"
+wait_for "the editor without focus is in pgt-ubg" xattr_is "$editor" user.policy.group pgt-ubg
+assert_file_eq "$editor/memory.swap.high" 31457280
+assert_xattr "$editor" user.pgt.ubg yes
+test_user_run setfattr -n user.xdg.inactive-since -v -1 "$editor"
+wait_for "the editor with focus again is in pgt-ufg" xattr_is "$editor" user.policy.group pgt-ufg
+assert_file_eq "$editor/memory.swap.high" 10485760
+assert_no_xattr "$editor" user.pgt.ubg
 
 # 2. A user's app that stops is forgotten.
 test_user_run systemctl --user stop pgt-app-numa.scope

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Who may change runtime assignments over D-Bus (policyd(8), SECURITY;
+ * policy.d(5), TRUST), and when an assignment a user made still holds.
+ * Pure: the caller reads the owner of the cgroup and the group's
+ * AllowSelfAssign=. */
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* How many runtime assignments and exclusions one user may hold at once:
+ * they are kept in memory and under /run, and a user could otherwise make
+ * cgroups, assign them and remove them without end. Root has no limit. */
+#define SELF_ASSIGN_MAX_ENTRIES 256
+
+typedef enum SelfAssignVerdict {
+        SELF_ASSIGN_ALLOWED,
+        SELF_ASSIGN_NO_SUCH_GROUP,   /* not loaded: so none that allows it */
+        SELF_ASSIGN_GROUP_REFUSES,   /* AllowSelfAssign=no */
+        SELF_ASSIGN_INVALID_TARGET,  /* not a target at all */
+        SELF_ASSIGN_SYSTEM_UNIT,     /* a unit of the system manager, by name */
+        SELF_ASSIGN_OTHER_USER,      /* another uid's user@UID/ unit, or a cgroup another uid owns */
+        SELF_ASSIGN_NO_CGROUP,       /* the cgroup is not there: no owner to check */
+        _SELF_ASSIGN_VERDICT_MAX,
+} SelfAssignVerdict;
+
+typedef struct SelfAssignRequest {
+        uid_t caller;       /* the sender's effective uid */
+        int target_kind;    /* a TargetArgumentKind, or < 0 for none */
+        /* user@UID/UNIT: UID. A cgroup path, or a PID: the owner of the
+         * cgroup directory (of the PID's cgroup), when it could be read. */
+        bool owner_known;
+        uid_t owner;
+        bool group_loaded;
+        bool group_allows;  /* AllowSelfAssign=yes */
+} SelfAssignRequest;
+
+/* Root may do anything. Anyone else only with a loaded group that has
+ * AllowSelfAssign=yes, and a target that is theirs: user@UID/UNIT with
+ * their own UID, or a cgroup (a PID's cgroup) whose directory they own. A
+ * system unit by name is never theirs. The checks go in the order of the
+ * enum, and the first that fails is the answer. */
+SelfAssignVerdict self_assign_check(const SelfAssignRequest *req);
+
+/* The sentence that says why, for the D-Bus error; NULL for
+ * SELF_ASSIGN_ALLOWED. target as the caller gave it; cgroup (NULL when not
+ * known) is the cgroup it stands for. */
+char *self_assign_refusal(SelfAssignVerdict v, const SelfAssignRequest *req, bool assign, const char *target,
+                          const char *cgroup, const char *group);
+
+/* Whether a runtime assignment (or exclusion) of key that uid assigner made
+ * applies: one of root's always; a user's only while the target is still
+ * theirs (user@UID/ with their UID, or else a cgroup they own). owner is
+ * that of the subject's cgroup directory, when known. */
+bool runtime_assignment_applies(uid_t assigner, const char *key, bool owner_known, uid_t owner);
