@@ -469,7 +469,7 @@ static void log_notes(Subject *s, const Resolution *r, const GPtrArray *previous
 /* The record reaches /run/policyd before each write it describes. */
 static int save_record_ahead(const CgroupRecord *record, void *userdata) {
         Subject *s = userdata;
-        int r = state_save_cgroup_record(s->manager->state_dir, subject_key(s), record);
+        int r = subject_save_cgroup_record(s);
         if (r < 0)
                 return log_context(LOG_WARNING, r, subject_name(s), NULL, NULL, 0,
                                    "Failed to record what is about to be written, so not writing it: %m");

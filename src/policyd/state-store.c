@@ -215,9 +215,20 @@ void property_record_free(PropertyRecord *r) {
         g_free(r);
 }
 
+char *property_records_serialize(const GPtrArray *records) {
+        GString *out = g_string_new(NULL);
+
+        for (guint i = 0; records && i < records->len; i++) {
+                const PropertyRecord *p = g_ptr_array_index(records, i);
+                g_autofree char *prev = g_strescape(p->previous, NULL);
+                g_autofree char *written = g_strescape(p->written, NULL);
+                g_string_append_printf(out, "%s\t%s\t%s\n", p->property, prev, written);
+        }
+        return g_string_free(out, FALSE);
+}
+
 int state_save_property_records(const char *dir, const char *key, const GPtrArray *records) {
         g_autofree char *path = state_path(dir, "properties", key);
-        g_autoptr(GString) out = g_string_new(NULL);
         int r;
 
         if (!records || records->len == 0) {
@@ -228,13 +239,8 @@ int state_save_property_records(const char *dir, const char *key, const GPtrArra
         r = ensure_dir(dir, "properties");
         if (r < 0)
                 return r;
-        for (guint i = 0; i < records->len; i++) {
-                const PropertyRecord *p = g_ptr_array_index(records, i);
-                g_autofree char *prev = g_strescape(p->previous, NULL);
-                g_autofree char *written = g_strescape(p->written, NULL);
-                g_string_append_printf(out, "%s\t%s\t%s\n", p->property, prev, written);
-        }
-        return write_file_atomic(path, out->str, 0600, WRITE_FILE_SYNC);
+        g_autofree char *text = property_records_serialize(records);
+        return write_file_atomic(path, text, 0600, WRITE_FILE_SYNC);
 }
 
 int state_load_property_records(const char *dir, const char *key, GPtrArray *records) {
