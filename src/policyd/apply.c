@@ -477,7 +477,12 @@ static int save_record_ahead(const CgroupRecord *record, void *userdata) {
 }
 
 void subject_apply(Subject *s) {
+        subject_apply_gathered(s, NULL);
+}
+
+void subject_apply_gathered(Subject *s, CandidateData *gathered) {
         Manager *m = s->manager;
+        CandidateData own = {};
         g_autoptr(Resolution) r = NULL;
         g_autoptr(CgroupPlan) plan = NULL;
         g_autoptr(ApplyReport) report = NULL;
@@ -497,7 +502,8 @@ void subject_apply(Subject *s) {
                 return;
         }
 
-        k = subject_resolve(s, &r, &attributes_seen);
+        k = subject_resolve_gathered(s, gathered ? gathered : &own, &r, &attributes_seen);
+        candidate_data_clear(&own);
         if (k < 0) {
                 log_context(LOG_WARNING, k, who, NULL, NULL, 0, "Failed to resolve policy groups: %m");
                 return;
