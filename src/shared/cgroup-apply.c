@@ -198,6 +198,23 @@ static int write_knob_file(int dir_fd, const char *name, const char *value) {
 }
 
 static int read_xattr(int dir_fd, const char *name, bool *ret_present, char **ret) {
+        /* Most values fit here: one call, not a call for the size first. */
+        char small[4096];
+        ssize_t k = fgetxattr(dir_fd, name, small, sizeof(small) - 1);
+        if (k >= 0) {
+                small[k] = '\0';
+                *ret_present = true;
+                *ret = g_strdup(small);
+                return 0;
+        }
+        if (errno == ENODATA) {
+                *ret_present = false;
+                *ret = NULL;
+                return 0;
+        }
+        if (errno != ERANGE)
+                return negative_errno();
+
         for (int attempt = 0; attempt < 8; attempt++) {
                 ssize_t size = fgetxattr(dir_fd, name, NULL, 0);
                 if (size < 0) {
