@@ -63,6 +63,18 @@ static int ensure_dir(const char *dir, const char *sub) {
         return 0;
 }
 
+/* Writes path, in dir/sub: made only when the write finds it missing,
+ * not before every write of a record. */
+static int write_file_in_state_dir(const char *dir, const char *sub, const char *path, const char *text) {
+        int r = write_file_atomic(path, text, 0600, WRITE_FILE_SYNC);
+        if (r != -ENOENT)
+                return r;
+        r = ensure_dir(dir, sub);
+        if (r < 0)
+                return r;
+        return write_file_atomic(path, text, 0600, WRITE_FILE_SYNC);
+}
+
 static void append_assignment_lines(GString *out, char sign, GHashTable *table) {
         GHashTableIter it;
         gpointer key, value;
@@ -134,18 +146,14 @@ int state_load_assignments(const char *dir, GHashTable *assignments, GHashTable 
 
 int state_save_cgroup_record_file(const char *dir, const char *name, const CgroupRecord *record) {
         g_autofree char *path = g_build_filename(dir, "cgroups", name, NULL);
-        int r;
 
         if (!record || record->items->len == 0) {
                 if (unlink(path) < 0 && errno != ENOENT)
                         return -errno;
                 return 0;
         }
-        r = ensure_dir(dir, "cgroups");
-        if (r < 0)
-                return r;
         g_autofree char *text = cgroup_record_serialize(record);
-        return write_file_atomic(path, text, 0600, WRITE_FILE_SYNC);
+        return write_file_in_state_dir(dir, "cgroups", path, text);
 }
 
 int state_save_cgroup_record(const char *dir, const char *key, const CgroupRecord *record) {
@@ -229,18 +237,14 @@ char *property_records_serialize(const GPtrArray *records) {
 
 int state_save_property_records(const char *dir, const char *key, const GPtrArray *records) {
         g_autofree char *path = state_path(dir, "properties", key);
-        int r;
 
         if (!records || records->len == 0) {
                 if (unlink(path) < 0 && errno != ENOENT)
                         return -errno;
                 return 0;
         }
-        r = ensure_dir(dir, "properties");
-        if (r < 0)
-                return r;
         g_autofree char *text = property_records_serialize(records);
-        return write_file_atomic(path, text, 0600, WRITE_FILE_SYNC);
+        return write_file_in_state_dir(dir, "properties", path, text);
 }
 
 int state_load_property_records(const char *dir, const char *key, GPtrArray *records) {
