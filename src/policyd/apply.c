@@ -467,10 +467,34 @@ static void log_notes(Subject *s, const Resolution *r, const GPtrArray *previous
         }
 }
 
-/* The record reaches /run/policyd before each write it describes. */
+/* The journal and the bus hear of the groups when they change: one line
+ * with the groups before, which says all that the group tag's write says
+ * (that one is logged at debug level). */
+static void announce_resolution(Subject *s, const Resolution *r) {
+        log_notes(s, r, s->notes);
+        if (same_groups(r, s))
+                return;
+        g_autofree char *tag = resolution_group_tag(r);
+        g_autofree char *was = s->memberships ? membership_list_tag(s->memberships) : NULL;
+        log_context(LOG_INFO, 0, subject_name(s), NULL, NULL, 0, "Policy groups: %s%s%s%s",
+                    isempty(tag) ? "(none)" : tag, was ? " (was " : "", was ? (isempty(was) ? "none" : was) : "",
+                    was ? ")" : "");
+        bus_api_emit_membership_changed(s->manager, s, r);
+}
+
+static void log_apply_action(const char *who, const Action *a) {
+        if (a->result == ACTION_WROTE && a->backend == BACKEND_XATTR && streq(a->target, POLICY_GROUP_XATTR))
+                log_context(LOG_DEBUG, 0, who, NULL, NULL, 0, "Set %s=%s (was %s)", a->target, strempty(a->new_value),
+                            a->old_value ? a->old_value : "unset");
+        else
+                apply_log_action(who, a);
+}
+
+/* The record reaches /run/policyd before the writes it describes: once
+ * for all of them (cgroup_apply_plan_with_hooks()). */
 static int save_record_ahead(const CgroupRecord *record, void *userdata) {
         Subject *s = userdata;
-        int r = state_save_cgroup_record(s->manager->state_dir, subject_key(s), record);
+        int r = subject_save_cgroup_record(s);
         if (r < 0)
                 return log_context(LOG_WARNING, r, subject_name(s), NULL, NULL, 0,
                                    "Failed to record what is about to be written, so not writing it: %m");
@@ -478,7 +502,12 @@ static int save_record_ahead(const CgroupRecord *record, void *userdata) {
 }
 
 void subject_apply(Subject *s) {
+        subject_apply_gathered(s, NULL);
+}
+
+void subject_apply_gathered(Subject *s, CandidateData *gathered) {
         Manager *m = s->manager;
+        CandidateData own = {};
         g_autoptr(Resolution) r = NULL;
         g_autoptr(CgroupPlan) plan = NULL;
         g_autoptr(ApplyReport) report = NULL;
@@ -498,7 +527,8 @@ void subject_apply(Subject *s) {
                 return;
         }
 
-        k = subject_resolve(s, &r, &attributes_seen);
+        k = subject_resolve_gathered(s, gathered ? gathered : &own, &r, &attributes_seen);
+        candidate_data_clear(&own);
         if (k < 0) {
                 log_context(LOG_WARNING, k, who, NULL, NULL, 0, "Failed to resolve policy groups: %m");
                 return;
@@ -507,16 +537,10 @@ void subject_apply(Subject *s) {
         s->attributes_seen = TAKE_PTR(attributes_seen);
         attr_watch_subject_applied(m->attributes, s, r->focus_deadline_usec);
 
-        log_notes(s, r, s->notes);
-        if (!same_groups(r, s)) {
-                g_autofree char *tag = resolution_group_tag(r);
-                log_context(LOG_INFO, 0, who, NULL, NULL, 0, "Policy groups: %s", isempty(tag) ? "(none)" : tag);
-                bus_api_emit_membership_changed(m, s, r);
-        }
-
         s->plan_flags = gather_plan_flags(s);
         k = cgroup_plan_build(r, m->facts, s->plan_flags, &plan);
         if (k < 0) {
+                announce_resolution(s, r);
                 log_context(LOG_WARNING, k, who, NULL, NULL, 0, "Failed to plan changes: %m");
                 return;
         }
@@ -534,8 +558,10 @@ void subject_apply(Subject *s) {
         const ApplyHooks hooks = { save_record_ahead, s };
         k = cgroup_apply_plan_with_hooks(m->cgroup_root, s->cgroup, plan, s->record, m->dry_run ? APPLY_DRY_RUN : 0,
                                          &hooks, report);
+        /* Said after the writes, which wait for nothing but the record. */
+        announce_resolution(s, r);
         for (guint i = 0; i < report->actions->len; i++)
-                apply_log_action(who, g_ptr_array_index(report->actions, i));
+                log_apply_action(who, g_ptr_array_index(report->actions, i));
         log_no_space(s, report);
         if (errno_is_vanished(k)) {
                 log_context(LOG_DEBUG, k, who, NULL, NULL, 0, "cgroup %s vanished", s->cgroup);

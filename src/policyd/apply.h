@@ -9,7 +9,12 @@
 
 #include "subject.h"
 
+typedef struct CandidateData CandidateData;
+
 void subject_apply(Subject *s);
+/* The same, with the cgroup's attributes read already (gather_attributes(),
+ * into gathered, which the caller clears): not read a second time. */
+void subject_apply_gathered(Subject *s, CandidateData *gathered);
 
 /* systemd answered a SetUnitProperties call (error NULL: it took it): log
  * it, and settle the records. s is NULL when the subject went away. */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
@@ -270,6 +271,10 @@ static int on_inotify(sd_event_source *source, int fd, uint32_t revents, void *u
                 ssize_t n = read(fd, buf, sizeof(buf));
                 if (n <= 0)
                         break;
+                /* Room for another event left over: the queue was empty
+                 * (what comes after wakes the loop again), and a read
+                 * to hear EAGAIN is a syscall at every change. */
+                bool drained = (size_t) n <= sizeof(buf) - sizeof(struct inotify_event) - NAME_MAX - 1;
                 for (char *p = buf; p < buf + n;) {
                         const struct inotify_event *e = (const struct inotify_event *) p;
                         WatchedParent *parent = g_hash_table_lookup(w->by_wd, GINT_TO_POINTER(e->wd));
@@ -295,6 +300,8 @@ static int on_inotify(sd_event_source *source, int fd, uint32_t revents, void *u
                                         g_hash_table_add(changed, g_strdup(c->key));
                         }
                 }
+                if (drained)
+                        break;
         }
         if (overflow) {
                 log_info("Missed cgroup attribute changes (inotify queue overflow): reading every watched cgroup's "

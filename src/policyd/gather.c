@@ -28,9 +28,11 @@ void candidate_data_clear(CandidateData *d) {
 }
 
 /* user.* xattrs of a cgroup as "name=value", through its open directory,
- * sorted: as matching sees them (cgroup_record_xattr_input()). Left out:
- * policyd's own names, which are never matched. */
-static GPtrArray *read_user_xattrs(int fd, const CgroupRecord *record) {
+ * sorted: as matching sees them (cgroup_record_xattr_input()). Only those
+ * some group reads (policy_set_reads_xattr()), the only ones matching
+ * looks at: systemd's user.invocation_id and user.delegate are not read at
+ * every change. Left out too: policyd's own names, which are never matched. */
+static GPtrArray *read_user_xattrs(int fd, const PolicySet *set, const CgroupRecord *record) {
         GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
         char names[65536];
         ssize_t n = flistxattr(fd, names, sizeof(names));
@@ -38,7 +40,8 @@ static GPtrArray *read_user_xattrs(int fd, const CgroupRecord *record) {
         for (ssize_t i = 0; n > 0 && i < n; i += (ssize_t) strlen(names + i) + 1) {
                 const char *name = names + i;
                 char value[4096];
-                if (!g_str_has_prefix(name, "user.") || g_str_has_prefix(name, POLICY_XATTR_PREFIX))
+                if (!g_str_has_prefix(name, "user.") || g_str_has_prefix(name, POLICY_XATTR_PREFIX) ||
+                    !policy_set_reads_xattr(set, name))
                         continue;
                 ssize_t k = fgetxattr(fd, name, value, sizeof(value) - 1);
                 if (k < 0)
@@ -106,18 +109,16 @@ static uint64_t now_monotonic_usec(void) {
 }
 
 /* What matching reads of a cgroup's attributes and owner, as one string to
- * compare: of the xattrs, only those some group's XAttr= names, so that
- * systemd's user.invocation_id, new at each start, changes nothing. */
-static char *attributes_seen(const PolicySet *set, const CandidateData *d, const char *request) {
+ * compare: of the xattrs, only those some group's XAttr= names (the only
+ * ones read_user_xattrs() reads), so that systemd's user.invocation_id,
+ * new at each start, changes nothing. */
+static char *attributes_seen(const CandidateData *d, const char *request) {
         GString *out = g_string_new(NULL);
 
         if (d->c.owner_known)
                 g_string_append_printf(out, "owner=%" PRIu32 "\n", d->c.owner_uid);
-        for (const char *const *x = d->c.xattrs; x && *x; x++) {
-                g_autofree char *name = g_strndup(*x, strcspn(*x, "="));
-                if (policy_set_reads_xattr(set, name))
-                        g_string_append_printf(out, "%s\n", *x);
-        }
+        for (const char *const *x = d->c.xattrs; x && *x; x++)
+                g_string_append_printf(out, "%s\n", *x);
         if (request)
                 g_string_append_printf(out, "%s=%s\n", POLICY_REQUEST_XATTR, request);
         return g_string_free(out, false);
@@ -140,7 +141,7 @@ void gather_attributes(Subject *s, CandidateData *d) {
          * cgroups): there they are the owner's input, and select only
          * groups with AllowSelfAssign=yes (resolve.c). */
         if (d->c.owner_known) {
-                d->xattrs = read_user_xattrs(fd, s->record);
+                d->xattrs = read_user_xattrs(fd, m->policies, s->record);
                 d->c.xattrs = (const char *const *) d->xattrs->pdata;
                 d->c.xattrs_untrusted = d->c.owner_uid != 0;
         }
@@ -158,11 +159,15 @@ void gather_attributes(Subject *s, CandidateData *d) {
                 d->c.self_request_trusted =
                         streq_ptr(g_hash_table_lookup(s->unit_properties, "Delegate"), "yes") && d->c.owner_known;
         }
-        d->attributes_seen = attributes_seen(m->policies, d, k > 0 ? request : NULL);
+        d->attributes_seen = attributes_seen(d, k > 0 ? request : NULL);
 }
 
 void gather_candidate(Subject *s, CandidateData *d) {
         Manager *m = s->manager;
+
+        /* Read already, by a caller that compared them (attr-watch.c). */
+        if (!d->attributes_seen)
+                gather_attributes(s, d);
 
         d->slices = unit_slice_chain(s->slice);
         d->c.unit = s->unit;
@@ -174,8 +179,6 @@ void gather_candidate(Subject *s, CandidateData *d) {
                 d->c.manager_uid = s->manager_uid;
                 d->c.user = user_name_of(m, s->manager_uid);
         }
-
-        gather_attributes(s, d);
         if (d->c.owner_known)
                 d->c.owner_name = user_name_of(m, d->c.owner_uid);
 
@@ -209,14 +212,21 @@ PlanFlags gather_plan_flags(Subject *s) {
         return flags | (g_strv_contains((const char *const *) names, "cpuset") ? 0 : PLAN_NO_CPUSET);
 }
 
+int subject_resolve_gathered(Subject *s, CandidateData *d, Resolution **ret, char **ret_attributes_seen) {
+        int r;
+
+        gather_candidate(s, d);
+        r = resolve_candidate(s->manager->policies, &d->c, ret);
+        if (r >= 0 && ret_attributes_seen)
+                *ret_attributes_seen = TAKE_PTR(d->attributes_seen);
+        return r;
+}
+
 int subject_resolve(Subject *s, Resolution **ret, char **ret_attributes_seen) {
         CandidateData d = {};
         int r;
 
-        gather_candidate(s, &d);
-        r = resolve_candidate(s->manager->policies, &d.c, ret);
-        if (r >= 0 && ret_attributes_seen)
-                *ret_attributes_seen = TAKE_PTR(d.attributes_seen);
+        r = subject_resolve_gathered(s, &d, ret, ret_attributes_seen);
         candidate_data_clear(&d);
         return r;
 }

@@ -18,6 +18,8 @@ typedef struct CandidateData {
         char *attributes_seen; /* owner, the xattrs read and the self-request, to compare */
 } CandidateData;
 
+/* Reads what d lacks: all of it, or what is not in the cgroup directory
+ * when gather_attributes() filled d already (attributes_seen is set). */
 void gather_candidate(Subject *s, CandidateData *d);
 /* Only the part read from the cgroup directory: owner, xattrs and
  * self-request (attr-watch.c compares it with the last apply's). */
@@ -32,3 +34,6 @@ PlanFlags gather_plan_flags(Subject *s);
 /* Gathers, then resolves: the subject's groups and desired state now, and
  * (ret_attributes_seen not NULL) what its cgroup's attributes said. */
 int subject_resolve(Subject *s, Resolution **ret, char **ret_attributes_seen);
+/* The same, with d empty or holding what gather_attributes() read (then not
+ * read again); the caller clears d. */
+int subject_resolve_gathered(Subject *s, CandidateData *d, Resolution **ret, char **ret_attributes_seen);

@@ -209,13 +209,16 @@ void manager_cgroup_attributes_changed(Manager *m, const char *key, bool deadlin
         if (!deadline) {
                 gather_attributes(s, &d);
                 same = streq_ptr(d.attributes_seen, s->attributes_seen);
-                candidate_data_clear(&d);
-                if (same)
+                if (same) {
+                        candidate_data_clear(&d);
                         return;
+                }
         }
         log_context(LOG_DEBUG, 0, subject_name(s), NULL, NULL, 0, "%s of cgroup %s: resolving again",
                     deadline ? "InactiveFor= reached" : "Attributes changed", s->cgroup);
-        subject_apply(s);
+        /* What was just read is what the apply resolves with. */
+        subject_apply_gathered(s, deadline ? NULL : &d);
+        candidate_data_clear(&d);
 }
 
 void manager_systemd_reloaded(SystemdLink *l) {

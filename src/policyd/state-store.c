@@ -65,6 +65,18 @@ static int ensure_dir(const char *dir, const char *sub) {
         return 0;
 }
 
+/* Writes path, in dir/sub: made only when the write finds it missing,
+ * not before every write of a record. */
+static int write_file_in_state_dir(const char *dir, const char *sub, const char *path, const char *text) {
+        int r = write_file_atomic(path, text, 0600, WRITE_FILE_SYNC);
+        if (r != -ENOENT)
+                return r;
+        r = ensure_dir(dir, sub);
+        if (r < 0)
+                return r;
+        return write_file_atomic(path, text, 0600, WRITE_FILE_SYNC);
+}
+
 static void append_assignment_lines(GString *out, char sign, GHashTable *table) {
         GHashTableIter it;
         gpointer key, value;
@@ -157,18 +169,14 @@ int state_load_assignments(const char *dir, GHashTable *assignments, GHashTable 
 
 int state_save_cgroup_record_file(const char *dir, const char *name, const CgroupRecord *record) {
         g_autofree char *path = g_build_filename(dir, "cgroups", name, NULL);
-        int r;
 
         if (!record || record->items->len == 0) {
                 if (unlink(path) < 0 && errno != ENOENT)
                         return -errno;
                 return 0;
         }
-        r = ensure_dir(dir, "cgroups");
-        if (r < 0)
-                return r;
         g_autofree char *text = cgroup_record_serialize(record);
-        return write_file_atomic(path, text, 0600, WRITE_FILE_SYNC);
+        return write_file_in_state_dir(dir, "cgroups", path, text);
 }
 
 int state_save_cgroup_record(const char *dir, const char *key, const CgroupRecord *record) {
@@ -238,26 +246,28 @@ void property_record_free(PropertyRecord *r) {
         g_free(r);
 }
 
+char *property_records_serialize(const GPtrArray *records) {
+        GString *out = g_string_new(NULL);
+
+        for (guint i = 0; records && i < records->len; i++) {
+                const PropertyRecord *p = g_ptr_array_index(records, i);
+                g_autofree char *prev = g_strescape(p->previous, NULL);
+                g_autofree char *written = g_strescape(p->written, NULL);
+                g_string_append_printf(out, "%s\t%s\t%s\n", p->property, prev, written);
+        }
+        return g_string_free(out, FALSE);
+}
+
 int state_save_property_records(const char *dir, const char *key, const GPtrArray *records) {
         g_autofree char *path = state_path(dir, "properties", key);
-        g_autoptr(GString) out = g_string_new(NULL);
-        int r;
 
         if (!records || records->len == 0) {
                 if (unlink(path) < 0 && errno != ENOENT)
                         return -errno;
                 return 0;
         }
-        r = ensure_dir(dir, "properties");
-        if (r < 0)
-                return r;
-        for (guint i = 0; i < records->len; i++) {
-                const PropertyRecord *p = g_ptr_array_index(records, i);
-                g_autofree char *prev = g_strescape(p->previous, NULL);
-                g_autofree char *written = g_strescape(p->written, NULL);
-                g_string_append_printf(out, "%s\t%s\t%s\n", p->property, prev, written);
-        }
-        return write_file_atomic(path, out->str, 0600, WRITE_FILE_SYNC);
+        g_autofree char *text = property_records_serialize(records);
+        return write_file_in_state_dir(dir, "properties", path, text);
 }
 
 int state_load_property_records(const char *dir, const char *key, GPtrArray *records) {

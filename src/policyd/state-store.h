@@ -45,6 +45,8 @@ int state_save_cgroup_record(const char *dir, const char *key, const CgroupRecor
 int state_load_cgroup_record(const char *dir, const char *key, CgroupRecord **ret);
 
 int state_save_property_records(const char *dir, const char *key, const GPtrArray *records);
+/* The text of properties/KEY for records ("" for none). */
+char *property_records_serialize(const GPtrArray *records);
 int state_load_property_records(const char *dir, const char *key, GPtrArray *records);
 
 void property_record_free(PropertyRecord *r);

@@ -46,6 +46,8 @@ Subject *subject_free(Subject *s) {
         g_free(s->active_state);
         g_strfreev(s->unit_groups);
         g_free(s->no_space_logged);
+        g_free(s->saved_record);
+        g_free(s->saved_properties);
         g_free(s->attributes_seen);
         g_hash_table_unref(s->unit_properties);
         subject_keep_resolution(s, NULL);
@@ -149,16 +151,42 @@ PropertyRecord *subject_find_property_record(Subject *s, const char *property) {
         return NULL;
 }
 
-void subject_save(Subject *s) {
+int subject_save_cgroup_record(Subject *s) {
         Manager *m = s->manager;
+        g_autofree char *text = s->record && s->record->items->len > 0 ? cgroup_record_serialize(s->record)
+                                                                         : g_strdup("");
         int r;
 
-        if (m->dry_run)
-                return;
+        if (streq_ptr(s->saved_record, text))
+                return 0;
         r = state_save_cgroup_record(m->state_dir, subject_key(s), s->record);
+        g_free(s->saved_record);
+        s->saved_record = r < 0 ? NULL : TAKE_PTR(text);
+        return r;
+}
+
+static int save_property_records(Subject *s) {
+        Manager *m = s->manager;
+        g_autofree char *text = property_records_serialize(s->property_records);
+        int r;
+
+        if (streq_ptr(s->saved_properties, text))
+                return 0;
+        r = state_save_property_records(m->state_dir, subject_key(s), s->property_records);
+        g_free(s->saved_properties);
+        s->saved_properties = r < 0 ? NULL : TAKE_PTR(text);
+        return r;
+}
+
+void subject_save(Subject *s) {
+        int r;
+
+        if (s->manager->dry_run)
+                return;
+        r = subject_save_cgroup_record(s);
         if (r < 0)
                 log_context(LOG_WARNING, r, subject_name(s), NULL, NULL, 0, "Failed to save what was applied: %m");
-        r = state_save_property_records(m->state_dir, subject_key(s), s->property_records);
+        r = save_property_records(s);
         if (r < 0)
                 log_context(LOG_WARNING, r, subject_name(s), NULL, NULL, 0, "Failed to save the properties set: %m");
 }

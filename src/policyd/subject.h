@@ -71,6 +71,11 @@ typedef struct Subject {
         GHashTable *relied_properties;
 
         char *attributes_seen;       /* of the cgroup, at the last resolution (gather_attributes()) */
+        /* The text of each record as last saved ("" for no file; NULL: not
+         * known yet, or the save failed): an unchanged record is not
+         * written again. */
+        char *saved_record;
+        char *saved_properties;
         char *no_space_logged;       /* the xattrs last reported as not fitting */
         PlanFlags plan_flags;        /* of the last apply (gather_plan_flags()) */
         bool needs_daemon_reload;    /* a group its unit file names changed since systemd last ran the generator */
@@ -105,8 +110,12 @@ void subject_invalidate_unit_groups(Subject *s);
 
 PropertyRecord *subject_find_property_record(Subject *s, const char *property);
 
-/* Writes the subject's records under the state directory (not in dry run). */
+/* Writes the subject's records under the state directory (not in dry run),
+ * those that changed since the last save. */
 void subject_save(Subject *s);
+/* Writes the subject's cgroup record if it changed since the last save
+ * (write-ahead: before the writes it describes). */
+int subject_save_cgroup_record(Subject *s);
 /* The cgroup went away, and with it everything policyd wrote on it. */
 void subject_forget_cgroup(Subject *s);
 /* Keeps the memberships and notes of r (taking them), or forgets them (NULL). */

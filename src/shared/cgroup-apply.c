@@ -198,6 +198,23 @@ static int write_knob_file(int dir_fd, const char *name, const char *value) {
 }
 
 static int read_xattr(int dir_fd, const char *name, bool *ret_present, char **ret) {
+        /* Most values fit here: one call, not a call for the size first. */
+        char small[4096];
+        ssize_t k = fgetxattr(dir_fd, name, small, sizeof(small) - 1);
+        if (k >= 0) {
+                small[k] = '\0';
+                *ret_present = true;
+                *ret = g_strdup(small);
+                return 0;
+        }
+        if (errno == ENODATA) {
+                *ret_present = false;
+                *ret = NULL;
+                return 0;
+        }
+        if (errno != ERANGE)
+                return negative_errno();
+
         for (int attempt = 0; attempt < 8; attempt++) {
                 ssize_t size = fgetxattr(dir_fd, name, NULL, 0);
                 if (size < 0) {
@@ -399,13 +416,47 @@ static Outcome undo_item(Context *ctx, const AppliedItem *it) {
         return OUTCOME_OK;
 }
 
-static Outcome apply_item(Context *ctx, CgroupRecord *record, const PlanItem *item) {
-        g_autofree char *current = NULL;
-        bool present = false;
+/* An item of the plan, between the read that decides it and its write. */
+typedef struct Pending {
+        const PlanItem *item;
+        bool write;           /* to be written (else decided: nothing more to do) */
+        bool undo;            /* a removal: undone in the second pass, in plan order */
+        bool present;
+        char *current;
+        AppliedItem *added;   /* the record's new item for the write */
+        AppliedItem *rec;     /* or its existing one, whose written it replaced */
+        char *old_written;
+} Pending;
+
+static void pending_clear(Pending *p) {
+        g_free(p->current);
+        g_free(p->old_written);
+}
+
+/* Not written after all: the record goes back to the truth, which the
+ * caller's next save makes durable. */
+static void pending_revert(CgroupRecord *record, Pending *p) {
+        if (!p->write)
+                return;
+        if (p->added)
+                g_ptr_array_remove(record->items, p->added);
+        else if (p->rec) {
+                g_free(p->rec->written);
+                p->rec->written = TAKE_PTR(p->old_written);
+        }
+        p->added = p->rec = NULL;
+        p->write = false;
+}
+
+/* First pass over one item: reads it, and decides. A write to make enters
+ * the record here (write-ahead), and is made in the second pass, after
+ * one save of the record for all of them. */
+static Outcome prepare_item(Context *ctx, CgroupRecord *record, const PlanItem *item, Pending *p) {
         guint index = 0;
         AppliedItem *rec;
         int r;
 
+        p->item = item;
         if (!cgroup_record_target_is_valid(item->backend, item->target) || (item->backend == BACKEND_CGROUP_FILE && !item->value)) {
                 report_add(ctx->report, ACTION_FAILED, item->backend, item->target, NULL, item->value, -EINVAL);
                 if (ctx->first_error == 0)
@@ -421,69 +472,182 @@ static Outcome apply_item(Context *ctx, CgroupRecord *record, const PlanItem *it
                         report_add(ctx->report, ACTION_UNCHANGED, item->backend, item->target, NULL, NULL, 0);
                         return OUTCOME_OK;
                 }
-                Outcome o = undo_item(ctx, rec);
-                if (o == OUTCOME_OK && !(ctx->flags & APPLY_DRY_RUN))
-                        g_ptr_array_remove_index(record->items, index);
-                return o;
+                p->undo = true;
+                return OUTCOME_OK;
         }
 
-        r = read_current(ctx->dir_fd, item->backend, item->target, &present, &current);
+        /* A knob file policyd wrote, to be changed from what it wrote: the
+         * write is made whatever the file holds now, and the record has
+         * the value to restore already, so it is not read first (a file
+         * read is five syscalls). The report's old value is then the one
+         * policyd wrote last. */
+        if (rec && item->backend == BACKEND_CGROUP_FILE && !(ctx->flags & APPLY_DRY_RUN) &&
+            !values_equal(item->backend, item->target, true, rec->written, item->value)) {
+                p->present = true;
+                p->current = g_strdup(rec->written);
+                goto write_ahead;
+        }
+
+        r = read_current(ctx->dir_fd, item->backend, item->target, &p->present, &p->current);
         if (r < 0)
                 return fail_item(ctx, item->backend, item->target, NULL, item->value, r);
 
-        if (values_equal(item->backend, item->target, present, current, item->value)) {
+        if (values_equal(item->backend, item->target, p->present, p->current, item->value)) {
                 /* Not recorded when it was not ours: undo must leave it. */
                 if (rec && !(ctx->flags & APPLY_DRY_RUN) && !streq(rec->written, item->value)) {
                         g_free(rec->written);
                         rec->written = g_strdup(item->value);
                 }
-                report_add(ctx->report, ACTION_UNCHANGED, item->backend, item->target, current, item->value, 0);
+                report_add(ctx->report, ACTION_UNCHANGED, item->backend, item->target, p->current, item->value, 0);
                 return OUTCOME_OK;
         }
 
         if (ctx->flags & APPLY_DRY_RUN) {
-                report_add(ctx->report, ACTION_WOULD_WRITE, item->backend, item->target, current, item->value, 0);
+                report_add(ctx->report, ACTION_WOULD_WRITE, item->backend, item->target, p->current, item->value, 0);
                 return OUTCOME_OK;
         }
 
+write_ahead:
         /* Write-ahead: the record learns what was there and what is about
-         * to be written, and the hook makes that durable, before the write;
-         * a crash in between then still leaves the way back. */
-        g_autofree char *old_written = NULL;
-        AppliedItem *added = NULL;
-        if (record) {
-                if (rec) {
-                        /* Keep what was there before our first write. */
-                        old_written = TAKE_PTR(rec->written);
-                        rec->written = g_strdup(item->value);
-                } else {
-                        added = g_new0(AppliedItem, 1);
-                        added->backend = item->backend;
-                        added->target = g_strdup(item->target);
-                        added->had_previous = present;
-                        added->previous = g_strdup(current);
-                        added->written = g_strdup(item->value);
-                        g_ptr_array_add(record->items, added);
-                }
-                r = ctx->hooks && ctx->hooks->before_write ? ctx->hooks->before_write(record, ctx->hooks->userdata)
-                                                           : 0;
-                if (r >= 0)
-                        r = write_value(ctx->dir_fd, item->backend, item->target, item->value);
-        } else
-                r = write_value(ctx->dir_fd, item->backend, item->target, item->value);
-        if (r < 0) {
-                /* Not written after all: the record goes back to the truth,
-                 * which the caller's next save makes durable. */
-                if (added)
-                        g_ptr_array_remove(record->items, added);
-                else if (rec) {
-                        g_free(rec->written);
-                        rec->written = TAKE_PTR(old_written);
-                }
-                return fail_item(ctx, item->backend, item->target, current, item->value, r);
+         * to be written before the write; a crash in between then still
+         * leaves the way back. */
+        p->write = true;
+        if (!record)
+                return OUTCOME_OK;
+        if (rec) {
+                /* Keep what was there before our first write. */
+                p->rec = rec;
+                p->old_written = TAKE_PTR(rec->written);
+                rec->written = g_strdup(item->value);
+        } else {
+                p->added = g_new0(AppliedItem, 1);
+                p->added->backend = item->backend;
+                p->added->target = g_strdup(item->target);
+                p->added->had_previous = p->present;
+                p->added->previous = g_strdup(p->current);
+                p->added->written = g_strdup(item->value);
+                g_ptr_array_add(record->items, p->added);
         }
-        report_add(ctx->report, ACTION_WROTE, item->backend, item->target, current, item->value, 0);
         return OUTCOME_OK;
+}
+
+/* Second pass over one item: the write decided in the first, or the undo. */
+static Outcome finish_item(Context *ctx, CgroupRecord *record, Pending *p) {
+        const PlanItem *item = p->item;
+        int r;
+
+        if (p->undo) {
+                guint index = 0;
+                AppliedItem *rec = cgroup_record_find(record, item->backend, item->target, &index);
+                if (!rec)
+                        return OUTCOME_OK;
+                Outcome o = undo_item(ctx, rec);
+                if (o == OUTCOME_OK && !(ctx->flags & APPLY_DRY_RUN))
+                        g_ptr_array_remove_index(record->items, index);
+                return o;
+        }
+        if (!p->write)
+                return OUTCOME_OK;
+
+        r = write_value(ctx->dir_fd, item->backend, item->target, item->value);
+        if (r < 0) {
+                if (record)
+                        pending_revert(record, p);
+                return fail_item(ctx, item->backend, item->target, p->current, item->value, r);
+        }
+        p->write = false;
+        report_add(ctx->report, ACTION_WROTE, item->backend, item->target, p->current, item->value, 0);
+        return OUTCOME_OK;
+}
+
+static void pending_free_all(Pending *pending, guint n) {
+        for (guint i = 0; i < n; i++)
+                pending_clear(&pending[i]);
+        g_free(pending);
+}
+
+/* The writes not made (a vanished cgroup, a failed record): out of the
+ * record again. */
+static void pending_revert_all(CgroupRecord *record, Pending *pending, guint n) {
+        for (guint i = n; record && i > 0; i--)
+                pending_revert(record, &pending[i - 1]);
+}
+
+static bool is_cgroup_item(const PlanItem *item) {
+        return item->backend == BACKEND_XATTR || item->backend == BACKEND_CGROUP_FILE;
+}
+
+/* The plan's items on the cgroup, in two passes: read and decide all of
+ * them, record every write ahead with one call of the hook, then write
+ * (and undo) in plan order. Returns OUTCOME_VANISHED when the cgroup went
+ * away, after reporting it. */
+static Outcome apply_items(Context *ctx, const CgroupPlan *plan, CgroupRecord *record) {
+        guint n = plan->items->len;
+        Pending *pending = g_new0(Pending, n);
+        bool any_write = false;
+        Outcome result = OUTCOME_OK;
+
+        for (guint i = 0; i < n; i++) {
+                const PlanItem *item = g_ptr_array_index(plan->items, i);
+
+                switch (item->backend) {
+                case BACKEND_XATTR:
+                case BACKEND_CGROUP_FILE:
+                        if (prepare_item(ctx, record, item, &pending[i]) == OUTCOME_VANISHED) {
+                                report_add(ctx->report, ACTION_VANISHED, item->backend, item->target, NULL,
+                                           item->value, -ENOENT);
+                                result = OUTCOME_VANISHED;
+                                goto out;
+                        }
+                        any_write = any_write || pending[i].write;
+                        break;
+                case BACKEND_SYSTEMD_PROPERTY:
+                case BACKEND_EXEC_TIME:
+                case BACKEND_MIGRATE_PAGES:
+                        report_add(ctx->report, ACTION_DEFERRED, item->backend, item->target, NULL, item->value, 0);
+                        break;
+                case BACKEND_NOT_ENFORCEABLE:
+                default:
+                        report_add(ctx->report, ACTION_NOT_ENFORCEABLE, item->backend, item->target, NULL,
+                                   item->value, 0);
+                        break;
+                }
+        }
+
+        /* One durable record for all the writes, before the first of them.
+         * When it cannot be kept, none is made. */
+        if (any_write && record && ctx->hooks && ctx->hooks->before_write) {
+                int r = ctx->hooks->before_write(record, ctx->hooks->userdata);
+                for (guint i = 0; r < 0 && i < n; i++) {
+                        Pending *p = &pending[i];
+                        if (!p->write)
+                                continue;
+                        pending_revert(record, p);
+                        if (fail_item(ctx, p->item->backend, p->item->target, p->current, p->item->value, r) ==
+                            OUTCOME_VANISHED) {
+                                report_add(ctx->report, ACTION_VANISHED, p->item->backend, p->item->target, NULL,
+                                           p->item->value, -ENOENT);
+                                result = OUTCOME_VANISHED;
+                                goto out;
+                        }
+                }
+        }
+
+        for (guint i = 0; i < n; i++) {
+                Pending *p = &pending[i];
+                if (!p->item || !is_cgroup_item(p->item))
+                        continue;
+                if (finish_item(ctx, record, p) == OUTCOME_VANISHED) {
+                        report_add(ctx->report, ACTION_VANISHED, p->item->backend, p->item->target, NULL,
+                                   p->item->value, -ENOENT);
+                        result = OUTCOME_VANISHED;
+                        goto out;
+                }
+        }
+out:
+        pending_revert_all(record, pending, n);
+        pending_free_all(pending, n);
+        return result;
 }
 
 static bool plan_wants(const CgroupPlan *plan, const AppliedItem *it) {
@@ -542,29 +706,8 @@ int cgroup_apply_plan_with_hooks(const char *cgroupfs_root, const char *cgroup, 
                 return r;
         dir_fd = ctx.dir_fd;
 
-        for (guint i = 0; i < plan->items->len; i++) {
-                const PlanItem *item = g_ptr_array_index(plan->items, i);
-
-                switch (item->backend) {
-                case BACKEND_XATTR:
-                case BACKEND_CGROUP_FILE:
-                        if (apply_item(&ctx, record, item) == OUTCOME_VANISHED) {
-                                report_add(report, ACTION_VANISHED, item->backend, item->target, NULL, item->value,
-                                           -ENOENT);
-                                return -ENOENT;
-                        }
-                        break;
-                case BACKEND_SYSTEMD_PROPERTY:
-                case BACKEND_EXEC_TIME:
-                case BACKEND_MIGRATE_PAGES:
-                        report_add(report, ACTION_DEFERRED, item->backend, item->target, NULL, item->value, 0);
-                        break;
-                case BACKEND_NOT_ENFORCEABLE:
-                default:
-                        report_add(report, ACTION_NOT_ENFORCEABLE, item->backend, item->target, NULL, item->value, 0);
-                        break;
-                }
-        }
+        if (apply_items(&ctx, plan, record) == OUTCOME_VANISHED)
+                return -ENOENT;
 
         /* What we set earlier and the plan no longer mentions. */
         for (guint i = record ? record->items->len : 0; i > 0; i--) {

@@ -6,7 +6,9 @@
  * Two steps: cgroup_plan_build() (cgroup-plan.h) is pure and decides, per knob, which backend
  * carries it on this system; cgroup_apply_plan() does the I/O: read, compare,
  * write only what differs, and record what it wrote so that it can undo
- * exactly that later. Values it did not write are never touched. */
+ * exactly that later. Values it did not write are never touched. (A knob
+ * file it wrote, whose value the plan changes, is written without a read:
+ * the record knows what to restore, and the write is made anyway.) */
 
 #include <glib.h>
 #include <stdbool.h>

@@ -880,6 +880,84 @@ static void test_apply_hook_failure_writes_nothing(Tree *t, gconstpointer data) 
         g_assert_cmpint(report_get(report, "memory.swap.max")->result, ==, ACTION_FAILED);
 }
 
+/* Two writes on one cgroup: one save of the record ahead of both, holding
+ * both, while the kernel has neither yet. */
+typedef struct HookBoth {
+        const char *unit_dir;
+        unsigned calls;
+        bool both_ahead;
+} HookBoth;
+
+static int hook_before_both(const CgroupRecord *record, void *userdata) {
+        HookBoth *h = userdata;
+        g_autofree char *max = get(h->unit_dir, "memory.swap.max");
+        g_autofree char *high = get(h->unit_dir, "memory.swap.high");
+        unsigned recorded = 0;
+
+        for (guint i = 0; i < record->items->len; i++) {
+                const AppliedItem *it = g_ptr_array_index(record->items, i);
+                recorded += (streq(it->target, "memory.swap.max") && streq(it->written, "67108864")) ||
+                            (streq(it->target, "memory.swap.high") && streq(it->written, "33554432"));
+        }
+        h->calls++;
+        h->both_ahead = recorded == 2 && streq(max, "max\n") && streq(high, "max\n");
+        return 0;
+}
+
+static void test_apply_records_all_writes_in_one_save(Tree *t, gconstpointer data) {
+        g_autoptr(TestResolution) r = res_new();
+        g_autoptr(SystemFacts) f = facts_new(false, NULL, 0);
+        g_autoptr(CgroupRecord) rec = cgroup_record_new(UNIT);
+        g_autoptr(ApplyReport) report = apply_report_new();
+        HookBoth h = { .unit_dir = t->unit };
+        const ApplyHooks hooks = { hook_before_both, &h };
+
+        res_set_bytes(r, KNOB_SWAP_MAX, 64 << 20);
+        res_set_bytes(r, KNOB_SWAP_HIGH, 32 << 20);
+        g_autoptr(CgroupPlan) files = build(r, f, 0);
+        g_assert_cmpint(cgroup_apply_plan_with_hooks(t->cgroupfs, UNIT, files, rec, 0, &hooks, report), ==, 0);
+        g_assert_cmpuint(h.calls, ==, 1);
+        g_assert_true(h.both_ahead);
+        assert_action(report, "memory.swap.max", ACTION_WROTE);
+        assert_action(report, "memory.swap.high", ACTION_WROTE);
+
+        /* Nothing to write: no save. */
+        g_autoptr(ApplyReport) again = apply_report_new();
+        g_assert_cmpint(cgroup_apply_plan_with_hooks(t->cgroupfs, UNIT, files, rec, 0, &hooks, again), ==, 0);
+        g_assert_cmpuint(h.calls, ==, 1);
+}
+
+/* A knob file in the record, which the plan changes from what policyd
+ * wrote: written without a read, whatever it holds; the value to restore
+ * stays the one from before policyd's first write. */
+static void test_apply_recorded_file_written_without_read(Tree *t, gconstpointer data) {
+        g_autoptr(TestResolution) r = res_new();
+        g_autoptr(SystemFacts) f = facts_new(false, NULL, 0);
+        g_autoptr(CgroupRecord) rec = cgroup_record_new(UNIT);
+        g_autoptr(ApplyReport) report = apply_report_new();
+        AppliedItem *it = g_new0(AppliedItem, 1);
+
+        it->backend = BACKEND_CGROUP_FILE;
+        it->target = g_strdup("memory.swap.max");
+        it->had_previous = true;
+        it->previous = g_strdup("max");
+        it->written = g_strdup("33554432");
+        g_ptr_array_add(rec->items, it);
+        put(t->unit, "memory.swap.max", "67108864\n"); /* already the new value */
+
+        res_set_bytes(r, KNOB_SWAP_MAX, 64 << 20);
+        g_autoptr(CgroupPlan) files = build(r, f, 0);
+        g_assert_cmpint(cgroup_apply_plan(t->cgroupfs, UNIT, files, rec, 0, report), ==, 0);
+        const Action *a = report_get(report, "memory.swap.max");
+        g_assert_cmpint(a->result, ==, ACTION_WROTE);
+        g_assert_cmpstr(a->old_value, ==, "33554432");
+        g_autofree char *content = get(t->unit, "memory.swap.max");
+        g_assert_cmpstr(content, ==, "67108864\n");
+        const AppliedItem *kept = record_must_get(rec, "memory.swap.max");
+        g_assert_cmpstr(kept->previous, ==, "max");
+        g_assert_cmpstr(kept->written, ==, "67108864");
+}
+
 /* A crash after the record and before the write: undo finds the previous
  * value still there, writes nothing and calls nobody foreign. */
 static void test_undo_of_a_write_that_never_happened(Tree *t, gconstpointer data) {
@@ -1551,6 +1629,8 @@ int main(int argc, char **argv) {
 #define ADD_TREE(name, fn) g_test_add("/cgroup-apply/" name, Tree, NULL, tree_setup, fn, tree_teardown)
         ADD_TREE("apply/records-ahead-of-writes", test_apply_records_ahead_of_writes);
         ADD_TREE("apply/hook-failure-writes-nothing", test_apply_hook_failure_writes_nothing);
+        ADD_TREE("apply/records-all-writes-in-one-save", test_apply_records_all_writes_in_one_save);
+        ADD_TREE("apply/recorded-file-written-without-read", test_apply_recorded_file_written_without_read);
         ADD_TREE("undo/write-that-never-happened", test_undo_of_a_write_that_never_happened);
         g_test_add_func("/cgroup-apply/path/validate", test_path_validate);
         ADD_TREE("path/apply-rejects-dotdot", test_apply_rejects_dotdot);
