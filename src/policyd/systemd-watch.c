@@ -310,9 +310,14 @@ static int on_unit_read(sd_bus_message *reply, void *userdata, sd_bus_error *ret
                         manager_forget_unit(m, c->key);
                         return 0;
                 } else {
+                        /* A user's manager that stops ends the connection, and
+                         * sd-bus answers the calls in flight with NoReply; its
+                         * link goes when PID 1 says so, its units with it. */
+                        bool closing = c->link->user && sd_bus_error_has_name(e, SD_BUS_ERROR_NO_REPLY);
                         read->failed = true;
-                        log_context(LOG_WARNING, 0, subject_name(s), NULL, NULL, 0, "Failed to read unit%s%s: %s",
-                                    c->property ? " property " : "", strempty(c->property), e->message);
+                        log_context(closing ? LOG_DEBUG : LOG_WARNING, 0, subject_name(s), NULL, NULL, 0,
+                                    "Failed to read unit%s%s: %s", c->property ? " property " : "",
+                                    strempty(c->property), e->message);
                         return 0;
                 }
         } else if (c->property) {
