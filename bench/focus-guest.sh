@@ -6,8 +6,10 @@
 # focus change is applied within 2x one bare apply (p50 and p99), with no
 # polling and a bounded number of inotify watches.
 #
-# policyd does not follow user managers yet, so the apps are system units
-# whose cgroup a user owns (User=, Delegate=yes), pgbf-app-0..N-1.service in
+# The apps are system units whose cgroup a user owns (User=, Delegate=yes),
+# as when this was written policyd did not follow user managers; a user's
+# app scope takes the same path (a direct write, no systemd call).
+# pgbf-app-0..N-1.service in
 # system.slice. Two groups with AllowSelfAssign=yes match them:
 # Focused=yes sets SwapHigh=10M, Focused=no SwapHigh=20M; SwapHigh is a
 # direct write of memory.swap.high, with no systemd call.

@@ -161,28 +161,22 @@ wait_for "the app scope left pgt-open" bash -c "! getfattr --absolute-names -n u
 assert_no_xattr "$cg$app_path" user.pgt.open
 
 # --- policyctl --user assign of a real user-manager unit ----------------------
-# TODO(user managers): this needs policyd to follow user managers, with
-# subjects keyed user@UID/UNIT (another branch). Until explain knows the
-# app as user@UID/UNIT, it is skipped with a message; then it runs as it is.
-if ! policyctl explain "user@$test_uid/$app" >/dev/null 2>&1; then
-        echo "SKIPPED PART: policyd does not follow user managers yet (explain user@$test_uid/$app fails):" \
-                "policyctl --user assign of a real user unit is not tested"
-else
-        out=$(user_policyctl --user assign "$app" pgt-open 2>&1) || fail "--user assign $app failed: $out"
-        assert_eq "confirmation" "Assigned user@$test_uid/$app to group pgt-open." "$out"
-        wait_for "the app joined pgt-open through --user" xattr_is "$cg$app_path" user.policy.group pgt-open
-        assert_eq "explain --user" "pgt-open:runtime by uid $test_uid" \
-                "$(test_user_run policyctl --user --json explain "$app" | python3 -c 'import json, sys
+# policyd follows the user's manager: the app is user@UID/UNIT to it.
+wait_for "policyd knows the app as user@$test_uid/$app" policyctl explain "user@$test_uid/$app"
+out=$(user_policyctl --user assign "$app" pgt-open 2>&1) || fail "--user assign $app failed: $out"
+assert_eq "confirmation" "Assigned user@$test_uid/$app to group pgt-open." "$out"
+wait_for "the app joined pgt-open through --user" xattr_is "$cg$app_path" user.policy.group pgt-open
+assert_eq "explain --user" "pgt-open:runtime by uid $test_uid" \
+        "$(test_user_run policyctl --user --json explain "$app" | python3 -c 'import json, sys
 print(" ".join(g["group"] + ":" + g["source"] for g in json.load(sys.stdin)["groups"]))')"
-        set +e
-        out=$(as_user policyctl assign "user@$test_uid/$app" pgt-closed 2>&1)
-        rc=$?
-        set -e
-        [[ $rc == 4 ]] || fail "$user could assign $test_user's app: $out"
-        out=$(user_policyctl --user unassign "$app" pgt-open 2>&1) || fail "--user unassign $app failed: $out"
-        wait_for "the app left pgt-open" bash -c "! getfattr --absolute-names -n user.policy.group '$cg$app_path'"
-        echo "ok: policyctl --user assign and unassign of a user-manager unit"
-fi
+set +e
+out=$(as_user policyctl assign "user@$test_uid/$app" pgt-closed 2>&1)
+rc=$?
+set -e
+[[ $rc == 4 ]] || fail "$user could assign $test_user's app: $out"
+out=$(user_policyctl --user unassign "$app" pgt-open 2>&1) || fail "--user unassign $app failed: $out"
+wait_for "the app left pgt-open" bash -c "! getfattr --absolute-names -n user.policy.group '$cg$app_path'"
+echo "ok: policyctl --user assign and unassign of a user-manager unit"
 
 systemctl is-active --quiet policyd.service || fail "policyd is not running"
 echo "ok: users assign only their own, to groups that allow it"
