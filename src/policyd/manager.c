@@ -435,7 +435,7 @@ static int on_reconnect_timer(sd_event_source *s, uint64_t usec, void *userdata)
         m->reconnect_timer = sd_event_source_unref(m->reconnect_timer);
         if (connect_bus(m) < 0) {
                 m->reconnect_attempt++;
-                uint64_t delay = MIN(UINT64_C(1) << MIN(m->reconnect_attempt, 5u), 30) * 1000000;
+                uint64_t delay = reconnect_delay_usec(m->reconnect_attempt);
                 log_warning("Reconnecting to the system bus in %u s.", (unsigned) (delay / 1000000));
                 (void) sd_event_add_time_relative(m->event, &m->reconnect_timer, CLOCK_MONOTONIC, delay, 0,
                                                   on_reconnect_timer, m);

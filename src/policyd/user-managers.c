@@ -36,7 +36,7 @@ static int on_reconnect_timer(sd_event_source *source, uint64_t usec, void *user
                 return 0; /* the unit's stop drops the link */
         if (user_link_connect(l) < 0) {
                 l->reconnect_attempt++;
-                uint64_t delay = MIN(UINT64_C(1) << MIN(l->reconnect_attempt, 5u), 30) * 1000000;
+                uint64_t delay = reconnect_delay_usec(l->reconnect_attempt);
                 (void) sd_event_add_time_relative(l->manager->event, &l->reconnect_timer, CLOCK_MONOTONIC, delay, 0,
                                                   on_reconnect_timer, l);
         }

@@ -927,6 +927,18 @@ static void test_apply_records_all_writes_in_one_save(Tree *t, gconstpointer dat
         g_assert_cmpuint(h.calls, ==, 1);
 }
 
+/* One item of a record, as cgroup_apply_plan() would have made it. */
+static void add_item(CgroupRecord *rec, Backend b, const char *target, bool had, const char *prev,
+                     const char *written) {
+        AppliedItem *it = g_new0(AppliedItem, 1);
+        it->backend = b;
+        it->target = g_strdup(target);
+        it->had_previous = had;
+        it->previous = g_strdup(prev);
+        it->written = g_strdup(written);
+        g_ptr_array_add(rec->items, it);
+}
+
 /* A knob file in the record, which the plan changes from what policyd
  * wrote: written without a read, whatever it holds; the value to restore
  * stays the one from before policyd's first write. */
@@ -935,14 +947,8 @@ static void test_apply_recorded_file_written_without_read(Tree *t, gconstpointer
         g_autoptr(SystemFacts) f = facts_new(false, NULL, 0);
         g_autoptr(CgroupRecord) rec = cgroup_record_new(UNIT);
         g_autoptr(ApplyReport) report = apply_report_new();
-        AppliedItem *it = g_new0(AppliedItem, 1);
 
-        it->backend = BACKEND_CGROUP_FILE;
-        it->target = g_strdup("memory.swap.max");
-        it->had_previous = true;
-        it->previous = g_strdup("max");
-        it->written = g_strdup("33554432");
-        g_ptr_array_add(rec->items, it);
+        add_item(rec, BACKEND_CGROUP_FILE, "memory.swap.max", true, "max", "33554432");
         put(t->unit, "memory.swap.max", "67108864\n"); /* already the new value */
 
         res_set_bytes(r, KNOB_SWAP_MAX, 64 << 20);
@@ -963,14 +969,8 @@ static void test_apply_recorded_file_written_without_read(Tree *t, gconstpointer
 static void test_undo_of_a_write_that_never_happened(Tree *t, gconstpointer data) {
         g_autoptr(CgroupRecord) rec = cgroup_record_new(UNIT);
         g_autoptr(ApplyReport) report = apply_report_new();
-        AppliedItem *it = g_new0(AppliedItem, 1);
 
-        it->backend = BACKEND_CGROUP_FILE;
-        it->target = g_strdup("memory.swap.max");
-        it->had_previous = true;
-        it->previous = g_strdup("max");
-        it->written = g_strdup("67108864");
-        g_ptr_array_add(rec->items, it);
+        add_item(rec, BACKEND_CGROUP_FILE, "memory.swap.max", true, "max", "67108864");
 
         g_assert_cmpint(cgroup_undo(t->cgroupfs, UNIT, rec, 0, report), ==, 0);
         g_assert_cmpuint(rec->items->len, ==, 0);
@@ -1461,17 +1461,6 @@ static void test_apply_refuses_record_of_another_cgroup(Tree *t, gconstpointer d
 }
 
 /* ---- records ---- */
-
-static void add_item(CgroupRecord *rec, Backend b, const char *target, bool had, const char *prev,
-                     const char *written) {
-        AppliedItem *it = g_new0(AppliedItem, 1);
-        it->backend = b;
-        it->target = g_strdup(target);
-        it->had_previous = had;
-        it->previous = g_strdup(prev);
-        it->written = g_strdup(written);
-        g_ptr_array_add(rec->items, it);
-}
 
 static void test_record_round_trip(void) {
         g_autoptr(CgroupRecord) rec = cgroup_record_new("/user.slice/user 1000.slice/app-caf\xc3\xa9 \"x\\\\y\".scope");
