@@ -491,10 +491,11 @@ static void log_apply_action(const char *who, const Action *a) {
 }
 
 /* The record reaches /run/policyd before the writes it describes: once
- * for all of them (cgroup_apply_plan_with_hooks()). */
+ * for all of them (cgroup_apply_plan_at()), in the intent log; its own
+ * file follows at the log's checkpoint. */
 static int save_record_ahead(const CgroupRecord *record, void *userdata) {
         Subject *s = userdata;
-        int r = subject_save_cgroup_record(s);
+        int r = subject_record_ahead(s);
         if (r < 0)
                 return log_context(LOG_WARNING, r, subject_name(s), NULL, NULL, 0,
                                    "Failed to record what is about to be written, so not writing it: %m");

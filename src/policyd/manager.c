@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <systemd/sd-daemon.h>
@@ -583,6 +584,7 @@ int manager_new(const char *cgroup_root, bool dry_run, bool once, Manager **ret)
 
         m->cgroup_root = g_strdup(cgroup_root);
         m->state_dir = g_strdup(state ? state : POLICYD_STATE_DIR);
+        m->intent_fd = -1;
         m->dry_run = m->dry_run_argument = dry_run;
         m->once = once;
         m->subjects = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, subject_free_notify);
@@ -627,6 +629,24 @@ int manager_new(const char *cgroup_root, bool dry_run, bool once, Manager **ret)
         r = state_load_assignments(m->state_dir, m->assignments, m->exclusions);
         if (r < 0)
                 log_warning_errno(r, "Failed to load runtime assignments: %m");
+        /* Before any subject reads its record: a run killed between its
+         * write-ahead and the record's own file left the newer one there.
+         * A dry run leaves the log, and reads the files as they are. */
+        if (dry_run) {
+                g_autofree char *log_path = g_build_filename(m->state_dir, "cgroups.intent", NULL);
+                struct stat st;
+                if (stat(log_path, &st) >= 0 && st.st_size > 0)
+                        log_notice("%s holds records written ahead by the last run; a dry run leaves them there, "
+                                   "and reads the older files.",
+                                   log_path);
+        } else {
+                r = state_intent_replay(m->state_dir);
+                if (r > 0)
+                        log_info("Carried %i record%s written ahead by the last run into %s/cgroups.", r,
+                                 r == 1 ? "" : "s", m->state_dir);
+                /* What it could not carry stays there: appended to, never emptied. */
+                m->intent_keep = r < 0;
+        }
 
         *ret = TAKE_PTR(m);
         return 0;
@@ -648,6 +668,7 @@ Manager *manager_free(Manager *m) {
         m->processes = process_watch_free(m->processes);
         m->attributes = attr_watch_free(m->attributes);
         g_hash_table_unref(m->user_names);
+        manager_checkpoint_records(m);
         g_hash_table_unref(m->subjects);
         g_hash_table_unref(m->assignments);
         g_hash_table_unref(m->exclusions);
@@ -657,8 +678,10 @@ Manager *manager_free(Manager *m) {
         daemon_config_done(&m->config);
         sd_event_source_unref(m->reconnect_timer);
         sd_event_source_unref(m->rescan_timer);
+        sd_event_source_unref(m->intent_checkpoint);
         sd_event_unref(m->event);
         g_free(m->cgroup_root);
+        safe_close(m->intent_fd);
         g_free(m->state_dir);
         g_free(m);
         return NULL;

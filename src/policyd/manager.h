@@ -56,6 +56,13 @@ struct Manager {
         GHashTable *user_links;    /* uid → SystemdLink* of a running user@UID.service (user-managers.c) */
         char *cgroup_root;         /* where cgroup2 is mounted, found with libmount */
         char *state_dir;
+        int intent_fd;             /* state_dir/cgroups.intent, opened on first use (state-store.h) */
+        unsigned intents_pending;  /* subjects whose newest record is only in it */
+        bool intent_dirty;         /* it holds lines */
+        bool intent_keep;          /* it holds lines no file has (a failed replay or save): never emptied */
+        bool intent_failing;       /* the last checkpoint could not write every file */
+        uint64_t intent_since;     /* CLOCK_MONOTONIC of its first line since it was emptied */
+        sd_event_source *intent_checkpoint; /* its lines to the records' files (subject.c) */
 
         DaemonConfig config;
         PolicySet *policies;
@@ -111,6 +118,9 @@ void manager_forget_unit(Manager *m, const char *unit);
  * applies again if what matching reads of them changed, or (deadline) in
  * any case: the time an InactiveFor= waited for has come. */
 void manager_cgroup_attributes_changed(Manager *m, const char *key, bool deadline);
+/* Writes the records the intent log holds to their files, and empties it
+ * (subject.c; at a moment after the last line, and at exit). */
+void manager_checkpoint_records(Manager *m);
 
 Subject *manager_find_subject(Manager *m, const char *key);
 /* The subject whose cgroup this is, or NULL. */

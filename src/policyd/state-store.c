@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <glib/gstdio.h>
 
@@ -66,15 +67,18 @@ static int ensure_dir(const char *dir, const char *sub) {
 }
 
 /* Writes path, in dir/sub: made only when the write finds it missing,
- * not before every write of a record. */
+ * not before every write of a record. Without fsync: a record describes
+ * cgroups and runtime properties, which do not outlive the machine either;
+ * it must outlive policyd, and the rename gives that. (It is one syscall
+ * fewer on the path of every focus change, and in /run a no-op anyway.) */
 static int write_file_in_state_dir(const char *dir, const char *sub, const char *path, const char *text) {
-        int r = write_file_atomic(path, text, 0600, WRITE_FILE_SYNC);
+        int r = write_file_atomic(path, text, 0600, 0);
         if (r != -ENOENT)
                 return r;
         r = ensure_dir(dir, sub);
         if (r < 0)
                 return r;
-        return write_file_atomic(path, text, 0600, WRITE_FILE_SYNC);
+        return write_file_atomic(path, text, 0600, 0);
 }
 
 static void append_assignment_lines(GString *out, char sign, GHashTable *table) {
@@ -182,6 +186,97 @@ int state_save_cgroup_record_file(const char *dir, const char *name, const Cgrou
 int state_save_cgroup_record(const char *dir, const char *key, const CgroupRecord *record) {
         g_autofree char *name = state_file_name(key);
         return state_save_cgroup_record_file(dir, name, record);
+}
+
+#define INTENT_FILE "cgroups.intent"
+
+int state_intent_append(const char *dir, int *fd, const char *key, const char *text) {
+        g_autofree char *name = state_file_name(key);
+        g_autofree char *escaped = g_strescape(text, NULL);
+        g_autofree char *line = g_strconcat(name, "\t", escaped, "\n", NULL);
+        size_t len = strlen(line);
+        ssize_t n;
+
+        if (*fd < 0) {
+                g_autofree char *path = g_build_filename(dir, INTENT_FILE, NULL);
+                int r = ensure_dir(dir, ".");
+                if (r < 0)
+                        return r;
+                *fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+                if (*fd < 0)
+                        return -errno;
+        }
+        /* One write: O_APPEND puts it whole after the last, and a write cut
+         * short by SIGKILL leaves a line without its newline. */
+        n = write(*fd, line, len);
+        if (n < 0)
+                return -errno;
+        if ((size_t) n != len) {
+                /* No room for all of it (ENOSPC in /run): the half line goes,
+                 * not to be followed by a whole one; the lines before stay. */
+                off_t end = lseek(*fd, 0, SEEK_CUR);
+                if (end < n || ftruncate(*fd, end - n) < 0)
+                        log_warning("Failed to cut a half line off %s/%s: a restart drops it with the line after it",
+                                    dir, INTENT_FILE);
+                return -ENOSPC;
+        }
+        return 0;
+}
+
+int state_intent_clear(int fd) {
+        return ftruncate(fd, 0) < 0 ? -errno : 0;
+}
+
+int state_intent_replay(const char *dir) {
+        g_autofree char *path = g_build_filename(dir, INTENT_FILE, NULL);
+        g_autofree char *data = NULL;
+        g_autoptr(GHashTable) last = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        size_t size;
+        int r, carried = 0;
+
+        r = read_full_file(path, &data, &size);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return log_warning_errno(r, "Failed to read %s, the records written last may be lost: %m", path);
+
+        g_auto(GStrv) lines = g_strsplit(data, "\n", -1);
+        guint n = g_strv_length(lines);
+        /* What follows the last newline is a write cut short, or nothing. */
+        for (guint i = 0; i + 1 < n; i++) {
+                const char *tab = strchr(lines[i], '\t');
+                g_autofree char *name = tab ? g_strndup(lines[i], (size_t) (tab - lines[i])) : NULL;
+                g_autofree char *key = name ? state_file_name_to_key(name) : NULL;
+                /* A hashed name stands for a key it does not hold. */
+                bool name_ok = name && !strchr(name, '/') && !streq(name, ".") && !streq(name, "..") &&
+                               (key || state_file_name_is_hashed(name));
+                g_autofree char *text = tab ? g_strcompress(tab + 1) : NULL;
+                g_autoptr(CgroupRecord) rec = NULL;
+
+                if (!name_ok || (*text && cgroup_record_parse(text, &rec) < 0)) {
+                        log_warning("%s:%u: malformed line, ignoring it", path, i + 1);
+                        continue;
+                }
+                g_hash_table_replace(last, g_steal_pointer(&name), g_steal_pointer(&text));
+        }
+
+        GHashTableIter it;
+        gpointer key, value;
+        g_hash_table_iter_init(&it, last);
+        while (g_hash_table_iter_next(&it, &key, &value)) {
+                g_autoptr(CgroupRecord) rec = NULL;
+                if (*(const char *) value)
+                        (void) cgroup_record_parse(value, &rec);
+                r = state_save_cgroup_record_file(dir, key, rec);
+                if (r < 0)
+                        /* The log stays, for the next start. */
+                        return log_warning_errno(r, "Failed to carry %s from %s into its record: %m",
+                                                 (const char *) key, path);
+                carried++;
+        }
+        if (unlink(path) < 0 && errno != ENOENT)
+                return log_warning_errno(-errno, "Failed to remove %s: %m", path);
+        return carried;
 }
 
 int state_load_cgroup_record_file(const char *dir, const char *name, CgroupRecord **ret) {

@@ -10,12 +10,18 @@
  *                        drops a user's line as malformed instead of
  *                        trusting it
  *   cgroups/KEY          CgroupRecord of a subject (cgroup_record_serialize)
+ *   cgroups.intent       the write-ahead log of cgroup records: "KEY<TAB>RECORD", the
+ *                        record's text escaped ("" for no record), a line; newer
+ *                        than cgroups/KEY, and carried into it at the next start
  *   properties/KEY       PropertyRecords: "PROPERTY<TAB>PREVIOUS<TAB>WRITTEN", escaped
  *
  * KEY is the subject key (unit name or cgroup path), URI-escaped, hashed
  * when long (state_file_name()). Files are replaced atomically (write,
- * fsync, rename), and each record is written before the writes it
- * describes (write-ahead). A corrupt file is logged and ignored. */
+ * rename), and each record is written before the writes it describes
+ * (write-ahead): appended to cgroups.intent then, which is one write()
+ * where replacing cgroups/KEY is four syscalls, on the path of every focus
+ * change; cgroups/KEY follows at a checkpoint a moment later, which
+ * empties the log (subject.c). A corrupt file is logged and ignored. */
 
 #include <glib.h>
 
@@ -43,6 +49,19 @@ int state_load_assignments(const char *dir, GHashTable *assignments, GHashTable 
 
 int state_save_cgroup_record(const char *dir, const char *key, const CgroupRecord *record);
 int state_load_cgroup_record(const char *dir, const char *key, CgroupRecord **ret);
+
+/* Appends key's record, as text (cgroup_record_serialize(), "" for none),
+ * to cgroups.intent in one write(), opening the log into *fd on first use
+ * (kept open by the caller). */
+int state_intent_append(const char *dir, int *fd, const char *key, const char *text);
+/* Empties the log: every record in it is in its own file now. */
+int state_intent_clear(int fd);
+/* At start, before any record is read: each record the log holds goes to
+ * its own file (the last line of a key wins), and the log goes. A line
+ * cut short (policyd killed in its write; no cgroup write followed) or
+ * malformed is left out, the latter with a warning naming the line.
+ * Returns the number of records carried over. */
+int state_intent_replay(const char *dir);
 
 int state_save_property_records(const char *dir, const char *key, const GPtrArray *records);
 /* The text of properties/KEY for records ("" for none). */

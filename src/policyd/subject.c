@@ -7,6 +7,9 @@
 #include "subject.h"
 #include "util.h"
 
+static int write_record_file(Subject *s);
+static char *record_text(const Subject *s);
+
 UnitSnapshot *unit_snapshot_new(void) {
         UnitSnapshot *snap = g_new0(UnitSnapshot, 1);
         snap->properties = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
@@ -34,6 +37,16 @@ static void property_record_destroy(gpointer p) {
 Subject *subject_free(Subject *s) {
         if (!s)
                 return NULL;
+        /* Its newest record is in the intent log only: into its file now,
+         * while the subject is whole. */
+        if (s->record_in_intent && write_record_file(s) < 0) {
+                s->manager->intents_pending--;
+                s->manager->intent_keep = true; /* its line stays, for a restart */
+                log_context(LOG_WARNING, 0, subject_name(s), NULL, NULL, 0,
+                            "Failed to write the record of a subject that goes: it stays in %s/cgroups.intent, "
+                            "which is kept until the next start",
+                            s->manager->state_dir);
+        }
         g_free(s->key);
         g_free(s->unit);
         g_free(s->object_path);
@@ -88,8 +101,16 @@ static Subject *subject_create(Manager *m, char *key, const char *unit, const ch
         s->property_records = g_ptr_array_new_with_free_func(property_record_destroy);
         s->relied_properties = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 
-        if (state_load_cgroup_record(m->state_dir, key, &s->record) < 0)
+        /* What the file holds counts as saved: a start rewrites no record
+         * that has not changed. (Not known: a file that would not parse,
+         * or one without items, which a save removes.) */
+        int r = state_load_cgroup_record(m->state_dir, key, &s->record);
+        if (r == -ENOENT)
+                s->saved_record = g_strdup("");
+        else if (r < 0)
                 s->record = NULL;
+        else if (s->record->items->len > 0)
+                s->saved_record = record_text(s);
         (void) state_load_property_records(m->state_dir, key, s->property_records);
         if (unit)
                 (void) sd_bus_path_encode("/org/freedesktop/systemd1/unit", unit, &s->object_path);
@@ -151,18 +172,157 @@ PropertyRecord *subject_find_property_record(Subject *s, const char *property) {
         return NULL;
 }
 
-int subject_save_cgroup_record(Subject *s) {
+static char *record_text(const Subject *s) {
+        return s->record && s->record->items->len > 0 ? cgroup_record_serialize(s->record) : g_strdup("");
+}
+
+/* ---- The cgroup records: their files, and the write-ahead log ----
+ *
+ * A record is saved ahead of the writes it describes. Replacing its file
+ * is four syscalls (create, write, rename, close); appending a line to
+ * cgroups.intent is one, and that is on the path of every focus change.
+ * While the log holds lines, every save goes there, so that a key's last
+ * line is its newest record; a checkpoint, a moment after the last line,
+ * writes the files of the subjects in it and empties it. A run killed
+ * before that leaves the log to the next start (state_intent_replay()). */
+
+#define CHECKPOINT_DELAY_USEC (1 * 1000 * 1000)
+#define CHECKPOINT_MAX_DELAY_USEC (30 * 1000 * 1000)
+
+static int on_checkpoint(sd_event_source *source, uint64_t usec, void *userdata);
+
+/* A moment after the last line, and at most a while after the first: a
+ * stream of focus changes must not keep the log from its files. After a
+ * checkpoint that failed, a moment later again: never in the past, which
+ * would spin. */
+static void arm_checkpoint(Manager *m) {
+        uint64_t now, at;
+        int r;
+
+        if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0)
+                return;
+        if (m->intent_since == 0)
+                m->intent_since = now;
+        at = MIN(now + CHECKPOINT_DELAY_USEC, m->intent_since + CHECKPOINT_MAX_DELAY_USEC);
+        at = MAX(at, now + CHECKPOINT_DELAY_USEC / 4);
+        if (m->intent_checkpoint) {
+                r = sd_event_source_set_time(m->intent_checkpoint, at);
+                if (r >= 0)
+                        r = sd_event_source_set_enabled(m->intent_checkpoint, SD_EVENT_ONESHOT);
+        } else
+                r = sd_event_add_time(m->event, &m->intent_checkpoint, CLOCK_MONOTONIC, at, 0, on_checkpoint, m);
+        if (r < 0)
+                log_warning_errno(r, "Failed to arm the checkpoint of %s/cgroups.intent: it grows until policyd "
+                                     "stops: %m",
+                                  m->state_dir);
+}
+
+static int write_record_file(Subject *s) {
         Manager *m = s->manager;
-        g_autofree char *text = s->record && s->record->items->len > 0 ? cgroup_record_serialize(s->record)
-                                                                         : g_strdup("");
+        g_autofree char *text = record_text(s);
+        int r = state_save_cgroup_record(m->state_dir, subject_key(s), s->record);
+
+        g_free(s->saved_record);
+        s->saved_record = r < 0 ? NULL : TAKE_PTR(text);
+        if (r >= 0 && s->record_in_intent) {
+                s->record_in_intent = false;
+                m->intents_pending--;
+        }
+        return r;
+}
+
+/* Returns whether the log is empty now. */
+static bool checkpoint(Manager *m) {
+        GHashTableIter it;
+        gpointer value;
+        int r;
+
+        if (!m->intent_dirty)
+                return true;
+        g_hash_table_iter_init(&it, m->subjects);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                Subject *s = value;
+                if (!s->record_in_intent)
+                        continue;
+                r = write_record_file(s);
+                if (r < 0)
+                        log_context(m->intent_failing ? LOG_DEBUG : LOG_WARNING, r, subject_name(s), NULL, NULL, 0,
+                                    "Failed to write the record, which stays in %s/cgroups.intent: %m",
+                                    m->state_dir);
+        }
+        /* Lines of no subject of this run, which no file holds. */
+        if (m->intents_pending > 0 || m->intent_keep) {
+                m->intent_failing = m->intents_pending > 0;
+                if (m->intent_failing)
+                        arm_checkpoint(m);
+                return false;
+        }
+        r = state_intent_clear(m->intent_fd);
+        if (r < 0) {
+                log_warning_errno(r, "Failed to empty %s/cgroups.intent: %m", m->state_dir);
+                return false;
+        }
+        m->intent_dirty = m->intent_failing = false;
+        m->intent_since = 0;
+        return true;
+}
+
+void manager_checkpoint_records(Manager *m) {
+        (void) checkpoint(m);
+}
+
+static int on_checkpoint(sd_event_source *source, uint64_t usec, void *userdata) {
+        manager_checkpoint_records(userdata);
+        return 0;
+}
+
+static int append_record(Subject *s, char **text) {
+        Manager *m = s->manager;
+        int r = state_intent_append(m->state_dir, &m->intent_fd, subject_key(s), *text);
+
+        if (r < 0)
+                return r;
+        g_free(s->saved_record);
+        s->saved_record = TAKE_PTR(*text);
+        m->intent_dirty = true;
+        if (!s->record_in_intent) {
+                s->record_in_intent = true;
+                m->intents_pending++;
+        }
+        arm_checkpoint(m);
+        return 0;
+}
+
+/* While the log holds lines, a record is saved there, so that the last
+ * line of each key is its newest record. When that fails, the log is
+ * emptied into the files first: the file written then would be newer than
+ * a line a restart would carry over it. When even that fails, the record
+ * is not saved, and a write ahead of it is not made. */
+static int save_record(Subject *s, bool ahead) {
+        Manager *m = s->manager;
+        g_autofree char *text = record_text(s);
         int r;
 
         if (streq_ptr(s->saved_record, text))
                 return 0;
-        r = state_save_cgroup_record(m->state_dir, subject_key(s), s->record);
-        g_free(s->saved_record);
-        s->saved_record = r < 0 ? NULL : TAKE_PTR(text);
-        return r;
+        if (ahead || m->intent_dirty) {
+                r = append_record(s, &text);
+                if (r >= 0)
+                        return 0;
+                log_context(LOG_DEBUG, r, subject_name(s), NULL, NULL, 0,
+                            "Failed to append to %s/cgroups.intent, writing the records' files: %m", m->state_dir);
+                if (!checkpoint(m))
+                        return r;
+        }
+        return write_record_file(s);
+}
+
+int subject_save_cgroup_record(Subject *s) {
+        return save_record(s, false);
+}
+
+int subject_record_ahead(Subject *s) {
+        return save_record(s, true);
 }
 
 static int save_property_records(Subject *s) {

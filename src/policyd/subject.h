@@ -75,6 +75,7 @@ typedef struct Subject {
          * known yet, or the save failed): an unchanged record is not
          * written again. */
         char *saved_record;
+        bool record_in_intent;       /* its newest record is in the intent log only */
         char *saved_properties;
         char *no_space_logged;       /* the xattrs last reported as not fitting */
         PlanFlags plan_flags;        /* of the last apply (gather_plan_flags()) */
@@ -113,9 +114,13 @@ PropertyRecord *subject_find_property_record(Subject *s, const char *property);
 /* Writes the subject's records under the state directory (not in dry run),
  * those that changed since the last save. */
 void subject_save(Subject *s);
-/* Writes the subject's cgroup record if it changed since the last save
- * (write-ahead: before the writes it describes). */
+/* Writes the subject's cgroup record if it changed since the last save:
+ * to the intent log while that holds lines, else to its file. */
 int subject_save_cgroup_record(Subject *s);
+/* The same, ahead of the writes it describes: to the intent log, in one
+ * write(). Its file follows at the log's checkpoint (subject.c), a moment
+ * later. < 0: it is saved nowhere, and the writes must not be made. */
+int subject_record_ahead(Subject *s);
 /* The cgroup went away, and with it everything policyd wrote on it. */
 void subject_forget_cgroup(Subject *s);
 /* Keeps the memberships and notes of r (taking them), or forgets them (NULL). */

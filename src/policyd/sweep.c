@@ -257,6 +257,9 @@ static void sweep_records(Manager *m) {
         st->running = true;
         if (!st->units)
                 st->units = g_queue_new();
+        /* The files are what it reads, and a record it removes must not
+         * come back from the intent log at the next start. */
+        manager_checkpoint_records(m);
 
         r = state_list_records(m->state_dir, "cgroups", &cgroups);
         if (r < 0)

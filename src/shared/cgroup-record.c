@@ -149,23 +149,39 @@ static const char *record_kind(Backend b) {
         return b == BACKEND_XATTR ? "xattr" : "file";
 }
 
+/* s as g_strescape() writes it, copied as it is when nothing in it needs
+ * an escape (the usual case): every record save serializes, and one is on
+ * the path of every focus change. */
+static void append_escaped(GString *out, const char *s) {
+        for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+                if (*p < 0x20 || *p >= 0x7f || *p == '\\' || *p == '"') {
+                        g_autofree char *escaped = g_strescape(s, NULL);
+                        g_string_append(out, escaped);
+                        return;
+                }
+        g_string_append(out, s);
+}
+
 char *cgroup_record_serialize(const CgroupRecord *r) {
-        GString *out = g_string_new(NULL);
-        g_autofree char *cgroup = NULL;
+        GString *out = g_string_sized_new(256);
 
         if (!r)
                 return g_string_free(out, FALSE);
 
-        cgroup = g_strescape(strempty(r->cgroup), NULL);
-        g_string_append_printf(out, "cgroup\t%s\n", cgroup);
+        g_string_append(out, "cgroup\t");
+        append_escaped(out, strempty(r->cgroup));
+        g_string_append_c(out, '\n');
         for (guint i = 0; r->items && i < r->items->len; i++) {
                 const AppliedItem *it = g_ptr_array_index(r->items, i);
-                g_autofree char *target = g_strescape(strempty(it->target), NULL);
-                g_autofree char *previous = g_strescape(it->had_previous ? strempty(it->previous) : "", NULL);
-                g_autofree char *written = g_strescape(strempty(it->written), NULL);
 
-                g_string_append_printf(out, "%s\t%s\t%d\t%s\t%s\n", record_kind(it->backend), target,
-                                       it->had_previous, previous, written);
+                g_string_append(out, record_kind(it->backend));
+                g_string_append_c(out, '\t');
+                append_escaped(out, strempty(it->target));
+                g_string_append(out, it->had_previous ? "\t1\t" : "\t0\t");
+                append_escaped(out, it->had_previous ? strempty(it->previous) : "");
+                g_string_append_c(out, '\t');
+                append_escaped(out, strempty(it->written));
+                g_string_append_c(out, '\n');
         }
         return g_string_free(out, FALSE);
 }

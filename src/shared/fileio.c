@@ -51,6 +51,18 @@ int read_full_file(const char *path, char **ret, size_t *ret_size) {
         return 0;
 }
 
+/* Asked once: umask() can only be read by setting it, and none of our
+ * programs sets another after it starts. */
+static mode_t process_umask(void) {
+        static mode_t cached = (mode_t) -1;
+
+        if (cached == (mode_t) -1) {
+                cached = umask(0);
+                (void) umask(cached);
+        }
+        return cached;
+}
+
 int write_file_atomic(const char *path, const char *data, mode_t mode, WriteFileFlags flags) {
         g_autofree char *tmp = g_strdup_printf("%s.XXXXXX", path);
         _cleanup_close_ int fd = -1;
@@ -70,7 +82,7 @@ int write_file_atomic(const char *path, const char *data, mode_t mode, WriteFile
                 }
         }
         /* The umask may have narrowed the mode at creation. */
-        if (r == 0 && fchmod(fd, mode) < 0)
+        if (r == 0 && (mode & process_umask()) != 0 && fchmod(fd, mode) < 0)
                 r = -errno;
         if (r == 0 && (flags & WRITE_FILE_SYNC) && fsync(fd) < 0)
                 r = -errno;

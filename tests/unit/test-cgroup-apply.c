@@ -1484,6 +1484,16 @@ static void test_record_round_trip(void) {
                 g_assert_cmpstr(a->previous, ==, b->previous);
                 g_assert_cmpstr(a->written, ==, b->written);
         }
+        /* The form on disk: fields as g_strescape() writes them, whether
+         * they need an escape or not. */
+        g_autofree char *escaped = g_strescape(rec->cgroup, NULL);
+        g_autofree char *cgroup_line = g_strconcat("cgroup\t", escaped, "\n", NULL);
+        g_autofree char *odd = g_strescape("a b\tc\nd=e\\f\"g\x01h\xc3\xa9", NULL);
+        g_autofree char *odd_line = g_strconcat("\nxattr\tuser.odd\t1\t", odd, "\t\n", NULL);
+        g_assert_true(g_str_has_prefix(text, cgroup_line));
+        g_assert_nonnull(strstr(text, odd_line));
+        g_assert_nonnull(strstr(text, "\nfile\tmemory.swap.max\t1\tmax\t67108864\n"));
+        g_assert_nonnull(strstr(text, "\nxattr\tuser.policy.group\t0\t\tbatch,foreground\n"));
         /* One item per line: no raw newline inside a field. */
         again = cgroup_record_serialize(back);
         g_assert_cmpstr(again, ==, text);

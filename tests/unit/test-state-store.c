@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -208,6 +210,73 @@ static void test_assignments_keep_their_uid(void) {
         g_assert_cmpint(g_rmdir(dir), ==, 0);
 }
 
+static CgroupRecord *swap_high_record(const char *cgroup, const char *written) {
+        CgroupRecord *rec = cgroup_record_new(cgroup);
+        AppliedItem *it = g_new0(AppliedItem, 1);
+        it->backend = BACKEND_CGROUP_FILE;
+        it->target = g_strdup("memory.swap.high");
+        it->had_previous = true;
+        it->previous = g_strdup("max");
+        it->written = g_strdup(written);
+        g_ptr_array_add(rec->items, it);
+        return rec;
+}
+
+static char *loaded_written(const char *dir, const char *key) {
+        g_autoptr(CgroupRecord) rec = NULL;
+        if (state_load_cgroup_record(dir, key, &rec) < 0 || rec->items->len != 1)
+                return NULL;
+        return g_strdup(((const AppliedItem *) g_ptr_array_index(rec->items, 0))->written);
+}
+
+/* The write-ahead log: at the next start each key's last line reaches its
+ * file, over an older file; an empty record removes the file; a line cut
+ * short by a kill (no newline) and a malformed one are left out; the log
+ * goes. state_intent_clear() empties it. */
+static void test_intent_log_replayed_at_start(void) {
+        g_autofree char *dir = g_dir_make_tmp("policyd-state-XXXXXX", NULL);
+        g_autofree char *log_path = g_build_filename(dir, "cgroups.intent", NULL);
+        g_autoptr(CgroupRecord) old_a = swap_high_record("/a.slice", "1");
+        g_autoptr(CgroupRecord) a1 = swap_high_record("/a.slice", "2"), a2 = swap_high_record("/a.slice", "3");
+        g_autoptr(CgroupRecord) b = swap_high_record("/b/c", "4"), gone = swap_high_record("/gone", "5");
+        g_autofree char *t_a1 = cgroup_record_serialize(a1), *t_a2 = cgroup_record_serialize(a2);
+        g_autofree char *t_b = cgroup_record_serialize(b);
+        int fd = -1;
+
+        g_assert_cmpint(state_save_cgroup_record(dir, "a.service", old_a), ==, 0);
+        g_assert_cmpint(state_save_cgroup_record(dir, "/gone", gone), ==, 0);
+        g_assert_cmpint(state_intent_append(dir, &fd, "a.service", t_a1), ==, 0);
+        g_assert_cmpint(fd, >=, 0);
+        g_assert_cmpint(state_intent_append(dir, &fd, "/b/c", t_b), ==, 0);
+        g_assert_cmpint(state_intent_append(dir, &fd, "a.service", t_a2), ==, 0);
+        g_assert_cmpint(state_intent_append(dir, &fd, "/gone", ""), ==, 0);
+        /* A malformed line, then a write cut short. */
+        const char *bad = "a.service\tnot a record\\n\na.service\tcgroup\\t/a.slice\\nfile\\tmemory.swap.high\\t1\\tmax\\t9";
+        g_assert_cmpint(write(fd, bad, strlen(bad)), ==, (ssize_t) strlen(bad));
+        safe_close(fd);
+
+        g_assert_cmpint(state_intent_replay(dir), ==, 3);
+        g_assert_false(g_file_test(log_path, G_FILE_TEST_EXISTS));
+        g_autofree char *got_a = loaded_written(dir, "a.service"), *got_b = loaded_written(dir, "/b/c");
+        g_assert_cmpstr(got_a, ==, "3");
+        g_assert_cmpstr(got_b, ==, "4");
+        g_autoptr(CgroupRecord) none = NULL;
+        g_assert_cmpint(state_load_cgroup_record(dir, "/gone", &none), ==, -ENOENT);
+        g_assert_cmpint(state_intent_replay(dir), ==, 0); /* no log: nothing */
+
+        /* Emptied, it carries nothing over. */
+        fd = -1;
+        g_assert_cmpint(state_intent_append(dir, &fd, "a.service", t_a1), ==, 0);
+        g_assert_cmpint(state_intent_clear(fd), ==, 0);
+        safe_close(fd);
+        g_assert_cmpint(state_intent_replay(dir), ==, 0);
+        g_autofree char *still_a = loaded_written(dir, "a.service");
+        g_assert_cmpstr(still_a, ==, "3");
+
+        g_autofree char *rm = g_strdup_printf("rm -rf '%s'", dir);
+        g_assert_cmpint(system(rm), ==, 0);
+}
+
 int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/state-store/file-names-fit-name-max", test_file_names_fit_name_max);
@@ -215,5 +284,6 @@ int main(int argc, char **argv) {
         g_test_add_func("/state-store/file-names-back-to-keys", test_file_names_back_to_keys);
         g_test_add_func("/state-store/records-listed-and-removed-by-name", test_records_listed_and_removed_by_name);
         g_test_add_func("/state-store/assignments-keep-their-uid", test_assignments_keep_their_uid);
+        g_test_add_func("/state-store/intent-log-replayed-at-start", test_intent_log_replayed_at_start);
         return g_test_run();
 }
