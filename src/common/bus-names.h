@@ -9,5 +9,7 @@
 #define POLICYD_BUS_INTERFACE "org.policygroups.PolicyGroups1.Manager"
 
 #define POLICYD_ERROR_NO_SUCH_GROUP "org.policygroups.PolicyGroups1.NoSuchGroup"
+#define POLICYD_ERROR_ALREADY_SUBSCRIBED "org.policygroups.PolicyGroups1.AlreadySubscribed"
+#define POLICYD_ERROR_NOT_SUBSCRIBED "org.policygroups.PolicyGroups1.NotSubscribed"
 #define POLICYD_ERROR_NO_SUCH_TARGET "org.policygroups.PolicyGroups1.NoSuchTarget"
 #define POLICYD_ERROR_NOT_MEMBER "org.policygroups.PolicyGroups1.NotMember"

@@ -277,12 +277,12 @@ void subject_properties_set(Subject *s, const char *unit, GPtrArray *changes, bo
 
         for (guint i = 0; i < changes->len; i++) {
                 const PropertyChange *ch = g_ptr_array_index(changes, i);
+                int level = ch->focus_move ? LOG_DEBUG : LOG_NOTICE;
                 if (undo)
-                        log_context(LOG_NOTICE, 0, unit, NULL, NULL, 0, "Undid %s: restored %s", ch->property,
-                                    ch->value);
+                        log_context(level, 0, unit, NULL, NULL, 0, "Undid %s: restored %s", ch->property, ch->value);
                 else
-                        log_context(LOG_NOTICE, 0, unit, NULL, NULL, 0, "Set %s=%s (was %s)", ch->property,
-                                    ch->value, isempty(ch->previous) ? "unset" : ch->previous);
+                        log_context(level, 0, unit, NULL, NULL, 0, "Set %s=%s (was %s)", ch->property, ch->value,
+                                    isempty(ch->previous) ? "unset" : ch->previous);
                 if (!s)
                         continue;
                 if (undo) {
@@ -298,9 +298,11 @@ void subject_properties_set(Subject *s, const char *unit, GPtrArray *changes, bo
 
 /* An undo keeps its records until systemd confirms; a set records first,
  * so that a crash after the call still knows the way back. */
-static void set_unit_properties(Subject *s, GPtrArray *changes, bool undo) {
+static void set_unit_properties(Subject *s, GPtrArray *changes, bool undo, bool focus_move) {
         if (changes->len == 0)
                 return;
+        for (guint i = 0; i < changes->len; i++)
+                ((PropertyChange *) g_ptr_array_index(changes, i))->focus_move = focus_move;
         if (!undo)
                 record_ahead(s, changes);
         SystemdLink *l = manager_link_of(s->manager, s);
@@ -347,7 +349,7 @@ static char **systemd_properties_involved(const Subject *s, const CgroupPlan *pl
         return g_strv_builder_end(b);
 }
 
-static void apply_systemd_properties(Subject *s, const CgroupPlan *plan) {
+static void apply_systemd_properties(Subject *s, const CgroupPlan *plan, bool focus_move) {
         Manager *m = s->manager;
         g_autoptr(GPtrArray) sets = property_changes_new(), restores = property_changes_new();
 
@@ -384,7 +386,7 @@ static void apply_systemd_properties(Subject *s, const CgroupPlan *plan) {
                 g_autofree char *previous = rec ? g_strdup(rec->previous) : property_previous(s, item->target, current);
                 property_changes_add(sets, item->target, item->value, previous);
         }
-        set_unit_properties(s, sets, false);
+        set_unit_properties(s, sets, false, focus_move);
 
         /* Undo what the plan no longer wants, unless someone changed it since. */
         for (guint i = 0; i < s->property_records->len; i++) {
@@ -429,7 +431,7 @@ static void apply_systemd_properties(Subject *s, const CgroupPlan *plan) {
         }
         restore_stale_generated(s, plan, restores);
         /* The records go when systemd confirms. */
-        set_unit_properties(s, restores, true);
+        set_unit_properties(s, restores, true, focus_move);
 }
 
 static bool same_groups(const Resolution *r, const Subject *s) {
@@ -467,25 +469,60 @@ static void log_notes(Subject *s, const Resolution *r, const GPtrArray *previous
         }
 }
 
+/* A move between groups that select by focus, and only such groups: it
+ * follows the user's every click on another window, and a journal line
+ * for each would drown the rest (and cost journald more than the move
+ * costs policyd). Logged at debug level, with its writes; subscribers
+ * hear of it on the bus as of any change, and explain says where the app
+ * is and why. */
+static bool is_focus_move(const Subject *s, const Resolution *r) {
+        const PolicySet *set = s->manager->policies;
+        guint changed = 0;
+
+        if (!s->memberships)
+                return false; /* the first resolution: a join, not a move */
+        for (int side = 0; side < 2; side++) {
+                const GPtrArray *from = side ? s->memberships : r->memberships;
+                const GPtrArray *other = side ? r->memberships : s->memberships;
+                for (guint i = 0; i < from->len; i++) {
+                        const char *name = ((const Membership *) g_ptr_array_index(from, i))->group;
+                        if (membership_list_has(other, name))
+                                continue;
+                        const PolicyGroup *g = policy_set_get(set, name);
+                        if (!g || !policy_group_reads_focus(g))
+                                return false;
+                        changed++;
+                }
+        }
+        return changed > 0;
+}
+
 /* The journal and the bus hear of the groups when they change: one line
  * with the groups before, which says all that the group tag's write says
  * (that one is logged at debug level). */
-static void announce_resolution(Subject *s, const Resolution *r) {
+static void announce_resolution(Subject *s, const Resolution *r, bool focus_move) {
         log_notes(s, r, s->notes);
         if (same_groups(r, s))
                 return;
         g_autofree char *tag = resolution_group_tag(r);
         g_autofree char *was = s->memberships ? membership_list_tag(s->memberships) : NULL;
-        log_context(LOG_INFO, 0, subject_name(s), NULL, NULL, 0, "Policy groups: %s%s%s%s",
+        log_context(focus_move ? LOG_DEBUG : LOG_INFO, 0, subject_name(s), NULL, NULL, 0, "Policy groups: %s%s%s%s",
                     isempty(tag) ? "(none)" : tag, was ? " (was " : "", was ? (isempty(was) ? "none" : was) : "",
                     was ? ")" : "");
         bus_api_emit_membership_changed(s->manager, s, r);
 }
 
-static void log_apply_action(const char *who, const Action *a) {
-        if (a->result == ACTION_WROTE && a->backend == BACKEND_XATTR && streq(a->target, POLICY_GROUP_XATTR))
+/* The tag's write, and a focus move's writes, at debug level: the groups
+ * line says the first, and a focus move is routine (is_focus_move()). */
+static void log_apply_action(const char *who, const Action *a, bool focus_move) {
+        bool tag = a->backend == BACKEND_XATTR && streq(a->target, POLICY_GROUP_XATTR);
+
+        if (a->result == ACTION_WROTE && (tag || focus_move))
                 log_context(LOG_DEBUG, 0, who, NULL, NULL, 0, "Set %s=%s (was %s)", a->target, strempty(a->new_value),
                             a->old_value ? a->old_value : "unset");
+        else if ((a->result == ACTION_RESTORED || a->result == ACTION_REMOVED) && focus_move)
+                log_context(LOG_DEBUG, 0, who, NULL, NULL, 0, "Undid %s: %s", a->target,
+                            a->result == ACTION_REMOVED ? "removed" : strempty(a->new_value));
         else
                 apply_log_action(who, a);
 }
@@ -503,10 +540,10 @@ static int save_record_ahead(const CgroupRecord *record, void *userdata) {
 }
 
 void subject_apply(Subject *s) {
-        subject_apply_gathered(s, NULL);
+        subject_apply_gathered(s, NULL, -1);
 }
 
-void subject_apply_gathered(Subject *s, CandidateData *gathered) {
+void subject_apply_gathered(Subject *s, CandidateData *gathered, int cgroup_fd) {
         Manager *m = s->manager;
         CandidateData own = {};
         g_autoptr(Resolution) r = NULL;
@@ -536,12 +573,13 @@ void subject_apply_gathered(Subject *s, CandidateData *gathered) {
         }
         g_free(s->attributes_seen);
         s->attributes_seen = TAKE_PTR(attributes_seen);
-        attr_watch_subject_applied(m->attributes, s, r->focus_deadline_usec);
 
         s->plan_flags = gather_plan_flags(s);
         k = cgroup_plan_build(r, m->facts, s->plan_flags, &plan);
+        bool focus_move = is_focus_move(s, r);
         if (k < 0) {
-                announce_resolution(s, r);
+                attr_watch_subject_applied(m->attributes, s, r->focus_deadline_usec);
+                announce_resolution(s, r, focus_move);
                 log_context(LOG_WARNING, k, who, NULL, NULL, 0, "Failed to plan changes: %m");
                 return;
         }
@@ -557,12 +595,14 @@ void subject_apply_gathered(Subject *s, CandidateData *gathered) {
                 s->record = cgroup_record_new(s->cgroup);
         report = apply_report_new();
         const ApplyHooks hooks = { save_record_ahead, s };
-        k = cgroup_apply_plan_with_hooks(m->cgroup_root, s->cgroup, plan, s->record, m->dry_run ? APPLY_DRY_RUN : 0,
-                                         &hooks, report);
-        /* Said after the writes, which wait for nothing but the record. */
-        announce_resolution(s, r);
+        k = cgroup_apply_plan_at(cgroup_fd, m->cgroup_root, s->cgroup, plan, s->record,
+                                 m->dry_run ? APPLY_DRY_RUN : 0, &hooks, report);
+        /* Watched, and said, after the writes, which wait for nothing but
+         * the record. */
+        attr_watch_subject_applied(m->attributes, s, r->focus_deadline_usec);
+        announce_resolution(s, r, focus_move);
         for (guint i = 0; i < report->actions->len; i++)
-                log_apply_action(who, g_ptr_array_index(report->actions, i));
+                log_apply_action(who, g_ptr_array_index(report->actions, i), focus_move);
         log_no_space(s, report);
         if (errno_is_vanished(k)) {
                 log_context(LOG_DEBUG, k, who, NULL, NULL, 0, "cgroup %s vanished", s->cgroup);
@@ -571,9 +611,13 @@ void subject_apply_gathered(Subject *s, CandidateData *gathered) {
                 log_context(LOG_WARNING, k, who, NULL, NULL, 0, "Failed to apply policy groups: %m");
 
         if (s->unit)
-                apply_systemd_properties(s, plan);
+                apply_systemd_properties(s, plan, focus_move);
 
+        /* A move between groups (a focus change) leaves NMembers as it is. */
+        bool was_member = s->memberships && s->memberships->len > 0;
         subject_keep_resolution(s, r);
+        if (was_member != (s->memberships && s->memberships->len > 0))
+                bus_api_emit_members_changed(m);
         subject_save(s);
         process_watch_subject_applied(m->processes, s);
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <sys/inotify.h>
@@ -14,6 +15,7 @@
 /* One parent directory, watched for all its children that are subjects. */
 typedef struct WatchedParent {
         int wd;
+        int dir_fd;      /* its directory, for openat() of a child that changed */
         char *cgroup;
         ino_t ino;       /* of the directory watched: a new one under the same name needs a new watch */
         unsigned users;
@@ -44,6 +46,7 @@ struct AttrWatch {
 
 static void watched_parent_free(void *p) {
         WatchedParent *parent = p;
+        safe_close(parent->dir_fd);
         g_free(parent->cgroup);
         g_free(parent);
 }
@@ -89,15 +92,16 @@ static void say_unavailable(AttrWatch *w, const char *cgroup, int error) {
 }
 
 /* A watch on the directory dir_fd (the cgroup's parent, opened by the
- * careful walk: no symlink on the way), reused while it is the same one. */
-static WatchedParent *watch_parent(AttrWatch *w, const char *cgroup, int dir_fd, ino_t ino) {
+ * careful walk: no symlink on the way), reused while it is the same one.
+ * It takes dir_fd when it makes a watch. */
+static WatchedParent *watch_parent(AttrWatch *w, const char *cgroup, int *dir_fd, ino_t ino) {
         WatchedParent *parent = g_hash_table_lookup(w->parents, cgroup);
         char path[64];
         int wd;
 
         if (parent && parent->ino == ino)
                 return parent;
-        snprintf(path, sizeof(path), "/proc/self/fd/%d", dir_fd);
+        snprintf(path, sizeof(path), "/proc/self/fd/%d", *dir_fd);
         wd = inotify_add_watch(w->inotify_fd, path, IN_ATTRIB | IN_ONLYDIR);
         if (wd < 0) {
                 say_unavailable(w, cgroup, negative_errno());
@@ -109,12 +113,14 @@ static WatchedParent *watch_parent(AttrWatch *w, const char *cgroup, int dir_fd,
                  * entry, now on the new one. */
                 (void) inotify_rm_watch(w->inotify_fd, parent->wd);
                 g_hash_table_remove(w->by_wd, GINT_TO_POINTER(parent->wd));
+                safe_close(parent->dir_fd);
         } else {
                 parent = g_new0(WatchedParent, 1);
                 parent->cgroup = g_strdup(cgroup);
                 g_hash_table_insert(w->parents, parent->cgroup, parent);
         }
         parent->wd = wd;
+        parent->dir_fd = TAKE_FD(*dir_fd);
         parent->ino = ino;
         g_hash_table_insert(w->by_wd, GINT_TO_POINTER(wd), parent);
         return parent;
@@ -217,7 +223,7 @@ void attr_watch_subject_applied(AttrWatch *w, const Subject *s, uint64_t focus_d
                 return;
         unwatch_child(w, key);
 
-        WatchedParent *parent = watch_parent(w, parent_cgroup, dir_fd, st.st_ino);
+        WatchedParent *parent = watch_parent(w, parent_cgroup, &dir_fd, st.st_ino);
         if (!parent)
                 return;
         parent->users++;
@@ -227,6 +233,18 @@ void attr_watch_subject_applied(AttrWatch *w, const Subject *s, uint64_t focus_d
         c->parent = parent;
         g_hash_table_insert(w->children, c->key, c);
         g_hash_table_insert(w->by_cgroup, c->cgroup, c);
+}
+
+int attr_watch_open_cgroup(AttrWatch *w, const char *key, const char *cgroup) {
+        const WatchedChild *c = w ? g_hash_table_lookup(w->children, key) : NULL;
+        int fd;
+
+        if (!c || !c->parent || c->parent->dir_fd < 0 || !streq(c->cgroup, cgroup))
+                return -ENOENT;
+        /* The parent removed and made again: its fd is of the old one,
+         * where nothing is found; the caller walks then. */
+        fd = openat(c->parent->dir_fd, strrchr(c->cgroup, '/') + 1, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        return fd < 0 ? negative_errno() : fd;
 }
 
 void attr_watch_subject_gone(AttrWatch *w, const char *key) {

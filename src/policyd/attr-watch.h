@@ -34,6 +34,11 @@ void attr_watch_policies_changed(AttrWatch *w);
  * focus_deadline_usec (the Resolution's; FOCUS_UNSET: no InactiveFor= waits). */
 void attr_watch_subject_applied(AttrWatch *w, const Subject *s, uint64_t focus_deadline_usec);
 void attr_watch_subject_gone(AttrWatch *w, const char *key);
+/* The watched subject's cgroup directory, opened with one openat() from
+ * the parent directory its watch holds (no walk from the root): a new fd,
+ * or a negative errno when there is none (not watched, another cgroup
+ * now, or gone), and the caller walks. */
+int attr_watch_open_cgroup(AttrWatch *w, const char *key, const char *cgroup);
 
 /* For status: how attribute changes are noticed. */
 char *attr_watch_describe(const AttrWatch *w);

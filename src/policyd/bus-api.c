@@ -433,6 +433,38 @@ static int method_unassign(sd_bus_message *msg, void *userdata, sd_bus_error *er
         return method_assign_common(msg, userdata, error, false);
 }
 
+/* As systemd's Manager.Subscribe(): the per-change signal goes out only
+ * while some client asked for it, until it calls Unsubscribe() or leaves
+ * the bus. A desktop moves apps between groups at every focus change, and
+ * a signal nobody reads still costs the bus daemon its routing. */
+static int method_subscribe(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        int r;
+
+        if (!m->subscribed) {
+                r = sd_bus_track_new(sd_bus_message_get_bus(msg), &m->subscribed, NULL, NULL);
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_track_add_sender(m->subscribed, msg);
+        if (r < 0)
+                return r;
+        if (r == 0)
+                return sd_bus_error_set(error, POLICYD_ERROR_ALREADY_SUBSCRIBED, "Client is already subscribed.");
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int method_unsubscribe(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        int r = m->subscribed ? sd_bus_track_remove_sender(m->subscribed, msg) : 0;
+
+        if (r < 0)
+                return r;
+        if (r == 0)
+                return sd_bus_error_set(error, POLICYD_ERROR_NOT_SUBSCRIBED, "Client is not subscribed.");
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
 static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         int r = check_root(msg, error);
         if (r < 0 || sd_bus_error_is_set(error))
@@ -617,6 +649,8 @@ static const sd_bus_vtable manager_vtable[] = {
                                  method_unassign, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("Reload", NULL, NULL, method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("Dump", NULL, , "s", SD_BUS_PARAM(json), method_dump, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("Subscribe", NULL, NULL, method_subscribe, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("Unsubscribe", NULL, NULL, method_unsubscribe, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_SIGNAL_WITH_NAMES("MembershipChanged", "ssas", SD_BUS_PARAM(unit) SD_BUS_PARAM(cgroup)
                                                                   SD_BUS_PARAM(groups),
                                  0),
@@ -674,7 +708,7 @@ void bus_api_emit_reloaded(Manager *m) {
 void bus_api_emit_membership_changed(Manager *m, const Subject *s, const Resolution *r) {
         g_autoptr(sd_bus_message) signal = NULL;
 
-        if (!m->bus)
+        if (!m->bus || sd_bus_track_count(m->subscribed) == 0)
                 return;
         if (sd_bus_message_new_signal(m->bus, &signal, POLICYD_BUS_PATH, POLICYD_BUS_INTERFACE,
                                       "MembershipChanged") < 0)
@@ -691,5 +725,10 @@ void bus_api_emit_membership_changed(Manager *m, const Subject *s, const Resolut
         if (sd_bus_message_close_container(signal) < 0)
                 return;
         (void) sd_bus_send(m->bus, signal, NULL);
-        (void) sd_bus_emit_properties_changed(m->bus, POLICYD_BUS_PATH, POLICYD_BUS_INTERFACE, "NMembers", NULL);
+}
+
+void bus_api_emit_members_changed(Manager *m) {
+        if (m->bus)
+                (void) sd_bus_emit_properties_changed(m->bus, POLICYD_BUS_PATH, POLICYD_BUS_INTERFACE, "NMembers",
+                                                      NULL);
 }

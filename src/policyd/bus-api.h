@@ -12,4 +12,9 @@ int bus_api_attach(Manager *m);
 /* PropertiesChanged for what a reload changes. */
 void bus_api_emit_reloaded(Manager *m);
 
+/* MembershipChanged for s, which r resolved, while a client is subscribed
+ * (Subscribe()). */
 void bus_api_emit_membership_changed(Manager *m, const Subject *s, const Resolution *r);
+/* PropertiesChanged of NMembers, which counts the subjects in any group:
+ * for when a subject joined its first group or left its last. */
+void bus_api_emit_members_changed(Manager *m);

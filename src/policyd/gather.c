@@ -29,27 +29,25 @@ void candidate_data_clear(CandidateData *d) {
 
 /* user.* xattrs of a cgroup as "name=value", through its open directory,
  * sorted: as matching sees them (cgroup_record_xattr_input()). Only those
- * some group reads (policy_set_reads_xattr()), the only ones matching
- * looks at: systemd's user.invocation_id and user.delegate are not read at
- * every change. Left out too: policyd's own names, which are never matched. */
-static GPtrArray *read_user_xattrs(int fd, const PolicySet *set, const CgroupRecord *record) {
+ * some group reads (names: policy_set_xattr_names()), the only ones
+ * matching looks at, each by name: systemd's user.invocation_id and
+ * user.delegate are not read at every change, and no list is read first
+ * (a syscall on the path of every focus change). Left out too: policyd's
+ * own names, which are never matched. */
+static GPtrArray *read_user_xattrs(int fd, char *const *names, const CgroupRecord *record) {
         GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
-        char names[65536];
-        ssize_t n = flistxattr(fd, names, sizeof(names));
 
-        for (ssize_t i = 0; n > 0 && i < n; i += (ssize_t) strlen(names + i) + 1) {
-                const char *name = names + i;
+        for (char *const *name = names; name && *name; name++) {
                 char value[4096];
-                if (!g_str_has_prefix(name, "user.") || g_str_has_prefix(name, POLICY_XATTR_PREFIX) ||
-                    !policy_set_reads_xattr(set, name))
+                if (!g_str_has_prefix(*name, "user.") || g_str_has_prefix(*name, POLICY_XATTR_PREFIX))
                         continue;
-                ssize_t k = fgetxattr(fd, name, value, sizeof(value) - 1);
+                ssize_t k = fgetxattr(fd, *name, value, sizeof(value) - 1);
                 if (k < 0)
                         continue;
                 value[k] = '\0';
-                const char *input = cgroup_record_xattr_input(record, name, value);
+                const char *input = cgroup_record_xattr_input(record, *name, value);
                 if (input)
-                        g_ptr_array_add(out, g_strdup_printf("%s=%s", name, input));
+                        g_ptr_array_add(out, g_strconcat(*name, "=", input, NULL));
         }
         g_ptr_array_sort(out, strcmp_ptr);
         g_ptr_array_add(out, NULL);
@@ -124,13 +122,17 @@ static char *attributes_seen(const CandidateData *d, const char *request) {
         return g_string_free(out, false);
 }
 
-void gather_attributes(Subject *s, CandidateData *d) {
+void gather_attributes(Subject *s, int cgroup_fd, CandidateData *d) {
         Manager *m = s->manager;
-        g_autofree char *path = g_build_filename(m->cgroup_root, s->cgroup, NULL);
-        /* One open directory for the owner and every xattr. */
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+        _cleanup_close_ int own_fd = -1;
         struct stat st;
+        int fd = cgroup_fd;
 
+        /* One open directory for the owner and every xattr. */
+        if (fd < 0) {
+                g_autofree char *path = g_build_filename(m->cgroup_root, s->cgroup, NULL);
+                fd = own_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+        }
         if (fd >= 0 && fstat(fd, &st) >= 0) {
                 d->c.owner_known = true;
                 d->c.owner_uid = st.st_uid;
@@ -141,7 +143,7 @@ void gather_attributes(Subject *s, CandidateData *d) {
          * cgroups): there they are the owner's input, and select only
          * groups with AllowSelfAssign=yes (resolve.c). */
         if (d->c.owner_known) {
-                d->xattrs = read_user_xattrs(fd, m->policies, s->record);
+                d->xattrs = read_user_xattrs(fd, m->xattr_names, s->record);
                 d->c.xattrs = (const char *const *) d->xattrs->pdata;
                 d->c.xattrs_untrusted = d->c.owner_uid != 0;
         }
@@ -167,7 +169,7 @@ void gather_candidate(Subject *s, CandidateData *d) {
 
         /* Read already, by a caller that compared them (attr-watch.c). */
         if (!d->attributes_seen)
-                gather_attributes(s, d);
+                gather_attributes(s, -1, d);
 
         d->slices = unit_slice_chain(s->slice);
         d->c.unit = s->unit;

@@ -22,8 +22,9 @@ typedef struct CandidateData {
  * when gather_attributes() filled d already (attributes_seen is set). */
 void gather_candidate(Subject *s, CandidateData *d);
 /* Only the part read from the cgroup directory: owner, xattrs and
- * self-request (attr-watch.c compares it with the last apply's). */
-void gather_attributes(Subject *s, CandidateData *d);
+ * self-request (attr-watch.c compares it with the last apply's), through
+ * cgroup_fd, the directory opened already (borrowed), or -1: opened here. */
+void gather_attributes(Subject *s, int cgroup_fd, CandidateData *d);
 void candidate_data_clear(CandidateData *d);
 
 /* How cgroup_plan_build() must treat the subject's cgroup: systemd's unit,

@@ -202,23 +202,24 @@ void manager_forget_unit(Manager *m, const char *unit) {
 
 void manager_cgroup_attributes_changed(Manager *m, const char *key, bool deadline) {
         Subject *s = manager_find_subject(m, key);
+        _cleanup_close_ int fd = -1;
         CandidateData d = {};
-        bool same;
 
         if (!s || isempty(s->cgroup) || !subject_is_running(s))
                 return;
-        if (!deadline) {
-                gather_attributes(s, &d);
-                same = streq_ptr(d.attributes_seen, s->attributes_seen);
-                if (same) {
-                        candidate_data_clear(&d);
-                        return;
-                }
+        /* One directory fd for the read and the writes, opened from the
+         * watched parent's: a focus change is on the path of the user's
+         * every click, and a walk from the root is five syscalls. */
+        fd = attr_watch_open_cgroup(m->attributes, key, s->cgroup);
+        gather_attributes(s, fd, &d);
+        if (!deadline && streq_ptr(d.attributes_seen, s->attributes_seen)) {
+                candidate_data_clear(&d);
+                return;
         }
         log_context(LOG_DEBUG, 0, subject_name(s), NULL, NULL, 0, "%s of cgroup %s: resolving again",
                     deadline ? "InactiveFor= reached" : "Attributes changed", s->cgroup);
         /* What was just read is what the apply resolves with. */
-        subject_apply_gathered(s, deadline ? NULL : &d);
+        subject_apply_gathered(s, &d, fd);
         candidate_data_clear(&d);
 }
 
@@ -392,6 +393,8 @@ int manager_reload(Manager *m) {
         /* Swap in whole; the old set goes only now. */
         policy_set_free(m->policies);
         m->policies = TAKE_PTR(set);
+        g_strfreev(m->xattr_names);
+        m->xattr_names = policy_set_xattr_names(m->policies);
         diagnostics_free(m->diagnostics);
         m->diagnostics = TAKE_PTR(diags);
         if (facts) {
@@ -456,6 +459,7 @@ void manager_reconnect_later(Manager *m) {
         /* Calls still pending go with the bus; the next ListUnits reads
          * every unit again. */
         systemd_link_close(m->system);
+        m->subscribed = sd_bus_track_unref(m->subscribed); /* they were on this bus */
         m->bus = sd_bus_flush_close_unref(m->bus);
         m->reconnect_attempt = 0;
         if (m->once) {
@@ -499,6 +503,7 @@ static int connect_bus(Manager *m) {
         return 0;
 fail:
         systemd_link_close(m->system);
+        m->subscribed = sd_bus_track_unref(m->subscribed); /* they were on this bus */
         m->bus = sd_bus_flush_close_unref(m->bus);
         return r;
 }
@@ -594,6 +599,7 @@ int manager_new(const char *cgroup_root, bool dry_run, bool once, Manager **ret)
         m->assignments = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, ptr_array_destroy);
         m->exclusions = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, ptr_array_destroy);
         m->policies = policy_set_new();
+        m->xattr_names = policy_set_xattr_names(m->policies);
         m->diagnostics = diagnostics_new();
         daemon_config_init(&m->config);
 
@@ -659,6 +665,7 @@ Manager *manager_free(Manager *m) {
          * calls, which must not find the tables below already gone. */
         g_hash_table_unref(m->user_links); /* each closes its own bus first */
         systemd_link_close(m->system);
+        m->subscribed = sd_bus_track_unref(m->subscribed); /* they were on this bus */
         m->bus = sd_bus_flush_close_unref(m->bus);
         m->system = systemd_link_free(m->system);
         sweep_state_done(&m->sweep);
@@ -673,6 +680,7 @@ Manager *manager_free(Manager *m) {
         g_hash_table_unref(m->assignments);
         g_hash_table_unref(m->exclusions);
         policy_set_free(m->policies);
+        g_strfreev(m->xattr_names);
         diagnostics_free(m->diagnostics);
         system_facts_free(m->facts);
         daemon_config_done(&m->config);

@@ -52,6 +52,7 @@ typedef struct SystemdLink SystemdLink;
 struct Manager {
         sd_event *event;
         sd_bus *bus;               /* the system bus: our name, and PID 1 (system) */
+        sd_bus_track *subscribed;  /* clients that called Subscribe(), on bus */
         SystemdLink *system;       /* PID 1, over bus */
         GHashTable *user_links;    /* uid → SystemdLink* of a running user@UID.service (user-managers.c) */
         char *cgroup_root;         /* where cgroup2 is mounted, found with libmount */
@@ -66,6 +67,7 @@ struct Manager {
 
         DaemonConfig config;
         PolicySet *policies;
+        char **xattr_names;        /* the attributes some group reads (policy_set_xattr_names()) */
         Diagnostics *diagnostics;  /* of the last load */
         uint64_t last_reload_usec;
         SystemFacts *facts;

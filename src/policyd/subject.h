@@ -136,6 +136,7 @@ typedef struct PropertyChange {
         /* Filled by the call: what the record held before it. */
         bool had_record;
         char *recorded_before;
+        bool focus_move;        /* logged at debug level (apply.c: is_focus_move()) */
 } PropertyChange;
 
 PropertyChange *property_change_free(PropertyChange *c);

@@ -174,16 +174,15 @@ static int write_all(int fd, const char *p, size_t len) {
 static int write_knob_file(int dir_fd, const char *name, const char *value) {
         _cleanup_close_ int fd = -1;
         g_auto(GStrv) lines = NULL;
-        struct stat st;
         int r;
 
+        /* No fstat for the file type, as the read makes: O_WRONLY fails on
+         * a directory, O_NONBLOCK on a FIFO without a reader, and cgroupfs
+         * holds nothing else (no one can make a device node there). Every
+         * syscall counts on the path of a focus change. */
         fd = openat(dir_fd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_TRUNC);
         if (fd < 0)
                 return negative_errno();
-        if (fstat(fd, &st) < 0)
-                return negative_errno();
-        if (!S_ISREG(st.st_mode))
-                return -EINVAL;
 
         lines = g_strsplit(value, "\n", -1);
         for (char **l = lines; *l; l++) {
@@ -476,12 +475,13 @@ static Outcome prepare_item(Context *ctx, CgroupRecord *record, const PlanItem *
                 return OUTCOME_OK;
         }
 
-        /* A knob file policyd wrote, to be changed from what it wrote: the
-         * write is made whatever the file holds now, and the record has
+        /* A value policyd wrote, to be changed from what it wrote: the
+         * write is made whatever the cgroup holds now, and the record has
          * the value to restore already, so it is not read first (a file
-         * read is five syscalls). The report's old value is then the one
+         * read is four syscalls, an xattr's one: each counts on the path
+         * of a focus change). The report's old value is then the one
          * policyd wrote last. */
-        if (rec && item->backend == BACKEND_CGROUP_FILE && !(ctx->flags & APPLY_DRY_RUN) &&
+        if (rec && !(ctx->flags & APPLY_DRY_RUN) &&
             !values_equal(item->backend, item->target, true, rec->written, item->value)) {
                 p->present = true;
                 p->current = g_strdup(rec->written);
@@ -684,11 +684,16 @@ int cgroup_apply_plan(const char *cgroupfs_root, const char *cgroup, const Cgrou
 int cgroup_apply_plan_with_hooks(const char *cgroupfs_root, const char *cgroup, const CgroupPlan *plan,
                                  CgroupRecord *record, ApplyFlags flags, const ApplyHooks *hooks,
                                  ApplyReport *report) {
+        return cgroup_apply_plan_at(-1, cgroupfs_root, cgroup, plan, record, flags, hooks, report);
+}
+
+int cgroup_apply_plan_at(int cgroup_fd, const char *cgroupfs_root, const char *cgroup, const CgroupPlan *plan,
+                         CgroupRecord *record, ApplyFlags flags, const ApplyHooks *hooks, ApplyReport *report) {
         _cleanup_close_ int dir_fd = -1;
         Context ctx = {
                 .root = cgroupfs_root,
                 .cgroup = cgroup,
-                .dir_fd = -1,
+                .dir_fd = cgroup_fd,
                 .flags = flags,
                 .report = report,
                 .hooks = hooks,
@@ -701,10 +706,12 @@ int cgroup_apply_plan_with_hooks(const char *cgroupfs_root, const char *cgroup, 
         if (record && record->cgroup && !streq(record->cgroup, cgroup))
                 return -EINVAL;
 
-        r = open_for_apply(&ctx);
-        if (r < 0)
-                return r;
-        dir_fd = ctx.dir_fd;
+        if (ctx.dir_fd < 0) {
+                r = open_for_apply(&ctx);
+                if (r < 0)
+                        return r;
+                dir_fd = ctx.dir_fd;
+        }
 
         if (apply_items(&ctx, plan, record) == OUTCOME_VANISHED)
                 return -ENOENT;

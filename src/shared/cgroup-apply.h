@@ -6,9 +6,9 @@
  * Two steps: cgroup_plan_build() (cgroup-plan.h) is pure and decides, per knob, which backend
  * carries it on this system; cgroup_apply_plan() does the I/O: read, compare,
  * write only what differs, and record what it wrote so that it can undo
- * exactly that later. Values it did not write are never touched. (A knob
- * file it wrote, whose value the plan changes, is written without a read:
- * the record knows what to restore, and the write is made anyway.) */
+ * exactly that later. Values it did not write are never touched. (A value
+ * it wrote, which the plan changes, is written without a read: the record
+ * knows what to restore, and the write is made anyway.) */
 
 #include <glib.h>
 #include <stdbool.h>
@@ -99,6 +99,13 @@ typedef struct ApplyHooks {
 int cgroup_apply_plan_with_hooks(const char *cgroupfs_root, const char *cgroup, const CgroupPlan *plan,
                                  CgroupRecord *record, ApplyFlags flags, const ApplyHooks *hooks,
                                  ApplyReport *report);
+/* The same, through cgroup_fd, the cgroup's directory opened already
+ * (borrowed; -1: walked to here): a caller that holds the parent directory
+ * opens it with one openat() rather than a walk from the root. It must be
+ * cgroupfs_root/cgroup reached without a symlink, as cgroup_open_dir()
+ * does; cgroup still names it in the report and for the vanished check. */
+int cgroup_apply_plan_at(int cgroup_fd, const char *cgroupfs_root, const char *cgroup, const CgroupPlan *plan,
+                         CgroupRecord *record, ApplyFlags flags, const ApplyHooks *hooks, ApplyReport *report);
 
 /* Undoes everything in record: restores previous values where the current
  * value is still the one we wrote, leaves foreign values alone, and empties

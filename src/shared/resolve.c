@@ -144,7 +144,7 @@ static bool match_xattr(const char *word, const Candidate *c) {
         return false;
 }
 
-static bool group_reads_focus(const PolicyGroup *g) {
+bool policy_group_reads_focus(const PolicyGroup *g) {
         return g->match_focused >= 0 || g->match_inactive_usec != FOCUS_UNSET;
 }
 
@@ -211,7 +211,7 @@ bool policy_set_reads_attributes(const PolicySet *set) {
         g_hash_table_iter_init(&it, set->groups);
         while (g_hash_table_iter_next(&it, NULL, &value)) {
                 const PolicyGroup *g = value;
-                if (g->allow_self_assign || group_reads_focus(g))
+                if (g->allow_self_assign || policy_group_reads_focus(g))
                         return true;
                 for (guint i = 0; g->match_xattrs && i < g->match_xattrs->len; i++)
                         if (!isempty(g_ptr_array_index(g->match_xattrs, i)))
@@ -220,23 +220,29 @@ bool policy_set_reads_attributes(const PolicySet *set) {
         return false;
 }
 
-bool policy_set_reads_xattr(const PolicySet *set, const char *name) {
+char **policy_set_xattr_names(const PolicySet *set) {
+        g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        GPtrArray *names = g_ptr_array_new();
         GHashTableIter it;
         gpointer value;
-        size_t n = strlen(name);
 
         g_hash_table_iter_init(&it, set->groups);
         while (g_hash_table_iter_next(&it, NULL, &value)) {
                 const PolicyGroup *g = value;
-                if (streq(name, FOCUS_XATTR) && group_reads_focus(g))
-                        return true;
+                if (policy_group_reads_focus(g))
+                        g_hash_table_add(seen, g_strdup(FOCUS_XATTR));
                 for (guint i = 0; g->match_xattrs && i < g->match_xattrs->len; i++) {
                         const char *word = g_ptr_array_index(g->match_xattrs, i);
-                        if (strncmp(word, name, n) == 0 && (word[n] == '\0' || word[n] == '='))
-                                return true;
+                        if (!isempty(word))
+                                g_hash_table_add(seen, g_strndup(word, strcspn(word, "=")));
                 }
         }
-        return false;
+        g_hash_table_iter_init(&it, seen);
+        while (g_hash_table_iter_next(&it, &value, NULL))
+                g_ptr_array_add(names, g_strdup(value));
+        g_ptr_array_sort(names, strcmp_ptr);
+        g_ptr_array_add(names, NULL);
+        return (char **) g_ptr_array_free(names, FALSE);
 }
 
 typedef bool (*MatchWord)(const char *word, const Candidate *c);
@@ -285,7 +291,7 @@ bool policy_group_matches(const PolicyGroup *g, const Candidate *c) {
                 if (!match_any(keys[i].words, keys[i].f, c))
                         return false;
         }
-        if (group_reads_focus(g)) {
+        if (policy_group_reads_focus(g)) {
                 any_key = true;
                 if (!attributes_usable || !match_focus(g, c))
                         return false;

@@ -98,9 +98,12 @@ bool policy_group_matches(const PolicyGroup *g, const Candidate *c);
  * AllowSelfAssign=yes (the user.policy.request attribute). Only then do
  * their changes matter. */
 bool policy_set_reads_attributes(const PolicySet *set);
-/* Whether some group's [Match] XAttr= names the attribute name, or its
- * Focused= or InactiveFor= reads it (FOCUS_XATTR). */
-bool policy_set_reads_xattr(const PolicySet *set, const char *name);
+/* Whether the group selects by focus: Focused= or InactiveFor=. */
+bool policy_group_reads_focus(const PolicyGroup *g);
+/* The names of the attributes some group reads: those its [Match] XAttr=
+ * names, and FOCUS_XATTR for Focused= or InactiveFor=; sorted, once each.
+ * A cgroup's are read by name, not listed first. */
+char **policy_set_xattr_names(const PolicySet *set);
 
 /* Where several member groups set one thing: the highest Priority wins, a
  * tie goes to the name last in lexical order. holder NULL: nothing yet. */

@@ -5,7 +5,9 @@
 # it): membership moves between a foreground and a background group as the
 # attribute changes, the previous group's values are undone, InactiveFor=
 # joins only once its time has passed, and the attributes a user writes on
-# a cgroup they own select only groups with AllowSelfAssign=yes.
+# a cgroup they own select only groups with AllowSelfAssign=yes. A focus
+# move is logged at debug level only, and MembershipChanged goes out only
+# while a client is subscribed.
 set -euo pipefail
 . "$SCENARIO_DIR/lib.sh"
 . "$SCENARIO_DIR/policyd-lib.sh"
@@ -15,7 +17,15 @@ focus_cleanup() {
         pgt_cleanup
         userdel "$user" 2>/dev/null || true
 }
-trap focus_cleanup EXIT
+monitor='' subscriber=''
+mon_log=$(mktemp) sub_log=$(mktemp)
+# At debug level, to see that the moves are logged there and only there.
+dropin=/run/systemd/system/policyd.service.d/pgt-debug.conf
+trap 'kill $monitor $subscriber 2>/dev/null; rm -f "$mon_log" "$sub_log" "$dropin"; systemctl daemon-reload; focus_cleanup' EXIT
+policyd_path=$(systemctl show -p ExecStart policyd.service | sed -n 's/.*path=\([^ ;]*\).*/\1/p')
+mkdir -p "$(dirname "$dropin")"
+printf '[Service]\nExecStart=\nExecStart=%s --log-level=debug\n' "$policyd_path" > "$dropin"
+systemctl daemon-reload
 userdel "$user" 2>/dev/null || true
 useradd --system --no-create-home --shell /usr/sbin/nologin "$user"
 
@@ -25,6 +35,7 @@ pgt_policy pgt-bg "[PolicyGroup]\nAllowSelfAssign=yes\n${apps}Focused=no\n[Swap]
 pgt_policy pgt-idle "[PolicyGroup]\nAllowSelfAssign=yes\n${apps}InactiveFor=20s\n[Attributes]\nXAttr=user.pgt.idle=yes\n"
 # Without AllowSelfAssign=yes: only root's attributes select it.
 pgt_policy pgt-closed "[PolicyGroup]\n${apps}Focused=yes\n[Attributes]\nXAttr=user.pgt.closed=yes\n"
+start_epoch=$(date +%s)
 start_policyd
 
 # An app whose cgroup its user owns (as below user@UID.service), and one of root's.
@@ -86,6 +97,52 @@ assert_no_xattr "$app" user.pgt.closed
 as_user setfattr -n user.policy.group -v pgt-closed "$app" 2>/dev/null || true
 sleep 2
 assert_no_xattr "$app" user.pgt.closed
+
+# A focus move says nothing at info level and up: a desktop makes thousands.
+moves=$(journalctl -b -u policyd.service --since "@$start_epoch" -p info -o cat --no-pager |
+        grep -cE "Policy groups: .*\(was |Set memory.swap.high=" || true)
+(( moves == 0 )) || fail "focus moves were logged at info or notice level ($moves lines)"
+journalctl -b -u policyd.service --since "@$start_epoch" -o cat --no-pager | grep -q "Policy groups: pgt-bg (was pgt-fg)" ||
+        fail "the move is not in the journal at debug level"
+
+# MembershipChanged: none without a subscriber; one with (busctl monitor
+# sees the bus); none again once the subscriber has left the bus.
+busctl monitor --match "type='signal',member='MembershipChanged'" > "$mon_log" 2>&1 &
+monitor=$!
+sleep 2
+signals() { grep -c 'Member=MembershipChanged' "$mon_log" || true; }
+flip() { # VALUE TAG
+        as_user setfattr -n user.xdg.inactive-since -v "$1" "$app"
+        wait_for "app in $2" tag_is "$app" "$2"
+        sleep 1
+}
+flip "$(monotonic_usec)" pgt-bg
+(( $(signals) == 0 )) || fail "MembershipChanged sent with no subscriber"
+python3 - "$SCENARIO_DIR/dbus-hostile.py" > "$sub_log" 2>&1 <<'PY' &
+import importlib.util, sys, time
+spec = importlib.util.spec_from_file_location("hostile", sys.argv[1])
+h = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(h)
+bus = h.Bus("/run/dbus/system_bus_socket", 30)
+m = ("org.policygroups.PolicyGroups1", "/org/policygroups/PolicyGroups1", "org.policygroups.PolicyGroups1.Manager")
+print("first", *bus.call(*m, "Subscribe", "", [])[:2], flush=True)
+print("again", *bus.call(*m, "Subscribe", "", [])[:2], flush=True)
+time.sleep(3600)
+PY
+subscriber=$!
+wait_for "subscribed" grep -q '^again' "$sub_log"
+grep -q '^first return' "$sub_log" || fail "Subscribe failed: $(cat "$sub_log")"
+grep -q '^again error org.policygroups.PolicyGroups1.AlreadySubscribed' "$sub_log" ||
+        fail "a second Subscribe was not refused: $(cat "$sub_log")"
+flip -1 pgt-fg
+(( $(signals) == 1 )) || fail "$(signals) MembershipChanged signals for one move with a subscriber"
+kill "$subscriber"; wait "$subscriber" 2>/dev/null || true; subscriber=
+sleep 2
+flip "$(monotonic_usec)" pgt-bg
+(( $(signals) == 1 )) || fail "MembershipChanged still sent after the subscriber left"
+out=$(busctl call org.policygroups.PolicyGroups1 /org/policygroups/PolicyGroups1 \
+        org.policygroups.PolicyGroups1.Manager Unsubscribe 2>&1) && fail "Unsubscribe without Subscribe passed"
+grep -q "not subscribed" <<<"$out" || fail "Unsubscribe without Subscribe: $out"
 
 systemctl is-active --quiet policyd.service || fail "policyd is not running"
 echo "ok: focus followed"

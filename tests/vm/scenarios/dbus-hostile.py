@@ -288,7 +288,8 @@ def cases(group, unit, foreign_pid, unprivileged):
     add = out.append
     # Wrong types and arities, for every method.
     for member, good in [("ListGroups", ""), ("GetGroup", "s"), ("ListMembers", "s"), ("Explain", "s"),
-                         ("Assign", "ss"), ("Unassign", "ss"), ("Reload", ""), ("Dump", "")]:
+                         ("Assign", "ss"), ("Unassign", "ss"), ("Reload", ""), ("Dump", ""),
+                         ("Subscribe", ""), ("Unsubscribe", "")]:
         for sig, args in [("i", [7]), ("u", [4294967295]), ("t", [2 ** 64 - 1]), ("b", [1]),
                           ("as", [[unit, group]]), ("ay", [[0xff] * 16]), ("v", [("s", unit)]),
                           ("(ss)", [[unit, group]]), ("a{sv}", [[[unit, ("s", group)]]]),
