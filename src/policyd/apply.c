@@ -578,7 +578,7 @@ void subject_apply_gathered(Subject *s, CandidateData *gathered, int cgroup_fd) 
         k = cgroup_plan_build(r, m->facts, s->plan_flags, &plan);
         bool focus_move = is_focus_move(s, r);
         if (k < 0) {
-                attr_watch_subject_applied(m->attributes, s, r->focus_deadline_usec);
+                attr_watch_subject_applied(m->attributes, s, r->focus_deadline_usec, cgroup_fd >= 0);
                 announce_resolution(s, r, focus_move);
                 log_context(LOG_WARNING, k, who, NULL, NULL, 0, "Failed to plan changes: %m");
                 return;
@@ -599,7 +599,7 @@ void subject_apply_gathered(Subject *s, CandidateData *gathered, int cgroup_fd) 
                                  m->dry_run ? APPLY_DRY_RUN : 0, &hooks, report);
         /* Watched, and said, after the writes, which wait for nothing but
          * the record. */
-        attr_watch_subject_applied(m->attributes, s, r->focus_deadline_usec);
+        attr_watch_subject_applied(m->attributes, s, r->focus_deadline_usec, cgroup_fd >= 0);
         announce_resolution(s, r, focus_move);
         for (guint i = 0; i < report->actions->len; i++)
                 log_apply_action(who, g_ptr_array_index(report->actions, i), focus_move);

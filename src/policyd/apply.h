@@ -14,8 +14,9 @@ typedef struct CandidateData CandidateData;
 void subject_apply(Subject *s);
 /* The same, with the cgroup's attributes read already (gather_attributes(),
  * into gathered, which the caller clears): not read a second time; and
- * written through cgroup_fd, its directory opened already (borrowed), or
- * -1: walked to from the root. */
+ * written through cgroup_fd, its directory opened through the watched
+ * parent (attr_watch_open_cgroup(); borrowed), or -1: walked to from the
+ * root. */
 void subject_apply_gathered(Subject *s, CandidateData *gathered, int cgroup_fd);
 
 /* systemd answered a SetUnitProperties call (error NULL: it took it): log

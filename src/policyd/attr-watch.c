@@ -186,7 +186,7 @@ static int on_deadline(sd_event_source *source, uint64_t usec, void *userdata) {
         return 0;
 }
 
-void attr_watch_subject_applied(AttrWatch *w, const Subject *s, uint64_t focus_deadline_usec) {
+void attr_watch_subject_applied(AttrWatch *w, const Subject *s, uint64_t focus_deadline_usec, bool parent_current) {
         const char *key = subject_key(s);
         _cleanup_close_ int dir_fd = -1;
         WatchedChild *c;
@@ -204,6 +204,8 @@ void attr_watch_subject_applied(AttrWatch *w, const Subject *s, uint64_t focus_d
          * walk below.) */
         c = g_hash_table_lookup(w->children, key);
         if (c && c->parent && streq(c->cgroup, s->cgroup)) {
+                if (parent_current)
+                        return;
                 g_autofree char *path = g_build_filename(w->manager->cgroup_root, parent_cgroup, NULL);
                 if (stat(path, &st) >= 0 && st.st_ino == c->parent->ino)
                         return;
@@ -367,7 +369,7 @@ void attr_watch_policies_changed(AttrWatch *w) {
         g_hash_table_iter_init(&it, m->subjects);
         while (g_hash_table_iter_next(&it, NULL, &value))
                 if (subject_is_running(value))
-                        attr_watch_subject_applied(w, value, FOCUS_UNSET);
+                        attr_watch_subject_applied(w, value, FOCUS_UNSET, false);
 }
 
 char *attr_watch_describe(const AttrWatch *w) {

@@ -31,8 +31,10 @@ AttrWatch *attr_watch_free(AttrWatch *w);
  * disarm. */
 void attr_watch_policies_changed(AttrWatch *w);
 /* The subject was resolved with its cgroup: watch it there, and wake at
- * focus_deadline_usec (the Resolution's; FOCUS_UNSET: no InactiveFor= waits). */
-void attr_watch_subject_applied(AttrWatch *w, const Subject *s, uint64_t focus_deadline_usec);
+ * focus_deadline_usec (the Resolution's; FOCUS_UNSET: no InactiveFor= waits).
+ * parent_current: its cgroup was just opened through the watched parent
+ * (attr_watch_open_cgroup()), so that watch is still the right one. */
+void attr_watch_subject_applied(AttrWatch *w, const Subject *s, uint64_t focus_deadline_usec, bool parent_current);
 void attr_watch_subject_gone(AttrWatch *w, const char *key);
 /* The watched subject's cgroup directory, opened with one openat() from
  * the parent directory its watch holds (no walk from the root): a new fd,

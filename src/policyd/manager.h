@@ -63,6 +63,7 @@ struct Manager {
         bool intent_keep;          /* it holds lines no file has (a failed replay or save): never emptied */
         bool intent_failing;       /* the last checkpoint could not write every file */
         uint64_t intent_since;     /* CLOCK_MONOTONIC of its first line since it was emptied */
+        uint64_t intent_last;      /* and of its last */
         sd_event_source *intent_checkpoint; /* its lines to the records' files (subject.c) */
 
         DaemonConfig config;

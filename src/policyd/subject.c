@@ -192,19 +192,13 @@ static char *record_text(const Subject *s) {
 static int on_checkpoint(sd_event_source *source, uint64_t usec, void *userdata);
 
 /* A moment after the last line, and at most a while after the first: a
- * stream of focus changes must not keep the log from its files. After a
- * checkpoint that failed, a moment later again: never in the past, which
- * would spin. */
-static void arm_checkpoint(Manager *m) {
-        uint64_t now, at;
+ * stream of focus changes must not keep the log from its files. Set once
+ * for a burst of lines, not moved at each (a syscall each time): when it
+ * fires early, it is set again for the rest. After a checkpoint that
+ * failed, the longer delay. */
+static void set_checkpoint_timer(Manager *m, uint64_t at) {
         int r;
 
-        if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0)
-                return;
-        if (m->intent_since == 0)
-                m->intent_since = now;
-        at = MIN(now + CHECKPOINT_DELAY_USEC, m->intent_since + CHECKPOINT_MAX_DELAY_USEC);
-        at = MAX(at, now + CHECKPOINT_DELAY_USEC / 4);
         if (m->intent_checkpoint) {
                 r = sd_event_source_set_time(m->intent_checkpoint, at);
                 if (r >= 0)
@@ -215,6 +209,21 @@ static void arm_checkpoint(Manager *m) {
                 log_warning_errno(r, "Failed to arm the checkpoint of %s/cgroups.intent: it grows until policyd "
                                      "stops: %m",
                                   m->state_dir);
+}
+
+static void arm_checkpoint(Manager *m) {
+        int enabled = SD_EVENT_OFF;
+        uint64_t now;
+
+        if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0)
+                return;
+        m->intent_last = now;
+        if (m->intent_since == 0)
+                m->intent_since = now;
+        if (m->intent_checkpoint && sd_event_source_get_enabled(m->intent_checkpoint, &enabled) >= 0 &&
+            enabled != SD_EVENT_OFF)
+                return;
+        set_checkpoint_timer(m, now + (m->intent_failing ? CHECKPOINT_MAX_DELAY_USEC : CHECKPOINT_DELAY_USEC));
 }
 
 static int write_record_file(Subject *s) {
@@ -272,7 +281,14 @@ void manager_checkpoint_records(Manager *m) {
 }
 
 static int on_checkpoint(sd_event_source *source, uint64_t usec, void *userdata) {
-        manager_checkpoint_records(userdata);
+        Manager *m = userdata;
+        uint64_t due = MIN(m->intent_last + CHECKPOINT_DELAY_USEC, m->intent_since + CHECKPOINT_MAX_DELAY_USEC);
+
+        if (usec < due && !m->intent_failing) {
+                set_checkpoint_timer(m, due);
+                return 0;
+        }
+        manager_checkpoint_records(m);
         return 0;
 }
 
