@@ -10,7 +10,9 @@
  * 10485760 and user.policy.group "pgbf-fg" for focus, 20971520 and
  * "pgbf-bg" without. Whoever applies it (policyd, or focus-floor) is not
  * the probe's business. Before the first change each app is brought to the
- * state the first flip leaves, so that every flip is a change.
+ * state the first flip leaves, so that every flip is a change, and then
+ * 1.5 s pass (policyd's rate limit on attribute wakeups, 20 a second, is
+ * for that burst, not for the changes measured).
  *
  * No polling: an inotify watch on each app's cgroup directory (IN_MODIFY of
  * the knob files within, IN_ATTRIB of the directory's xattrs) wakes the
@@ -136,6 +138,7 @@ int main(int argc, char **argv) {
                 }
 
         /* Each app in the state its first flip leaves: flipping then changes it. */
+        int prepared = 0;
         for (int a = 0; a < n; a++) {
                 bool by_event;
                 focused[a] = (a % 2) == 0; /* the first flip unfocuses the even ones */
@@ -149,8 +152,15 @@ int main(int argc, char **argv) {
                                 printf("@ kind=probe-failed way=%s app=%s phase=prepare\n", label, apps[a]);
                                 return 1;
                         }
+                        prepared++;
                 }
         }
+        /* The preparation flips apps as fast as they are applied, faster than
+         * anyone switches focus: policyd's rate limit on attribute wakeups
+         * (20 a second) may hold back what comes next in that second. The
+         * changes measured start after it. */
+        if (prepared > 0)
+                usleep(1500 * 1000);
         timeouts = 0;
 
         for (long i = 0; i < changes; i++) {
