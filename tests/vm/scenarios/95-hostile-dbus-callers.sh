@@ -26,6 +26,9 @@ start_policyd
 wait_for "pgt-fuzz applied" xattr_is "$path" user.slo.class fuzz
 policyctl assign pgt-fuzz.service pgt-fuzz # a runtime assignment, to be kept as it is
 sleep 2
+# The records' checkpoint (a second after the last apply) rewrites files in
+# /run/policyd: the snapshot is taken after it, not in its way.
+wait_for "the records' log emptied into their files" bash -c '[[ ! -s /run/policyd/cgroups.intent ]]'
 pid=$(systemctl show -P MainPID policyd.service)
 sleep infinity &
 foreign=$!
