@@ -15,19 +15,19 @@
 #include "unit-lookup.h"
 #include "util.h"
 
-void apply_log_action(const char *who, const Action *a) {
+void apply_log_action(const char *who, const Action *a, int change_level) {
         switch (a->result) {
         case ACTION_WROTE:
-                log_context(LOG_NOTICE, 0, who, NULL, NULL, 0, "Set %s=%s (was %s)", a->target,
+                log_context(change_level, 0, who, NULL, NULL, 0, "Set %s=%s (was %s)", a->target,
                             strempty(a->new_value), a->old_value ? a->old_value : "unset");
                 break;
         case ACTION_WOULD_WRITE:
-                log_context(LOG_NOTICE, 0, who, NULL, NULL, 0, "Would set %s=%s (is %s)", a->target,
+                log_context(change_level, 0, who, NULL, NULL, 0, "Would set %s=%s (is %s)", a->target,
                             strempty(a->new_value), a->old_value ? a->old_value : "unset");
                 break;
         case ACTION_RESTORED:
         case ACTION_REMOVED:
-                log_context(LOG_NOTICE, 0, who, NULL, NULL, 0, "Undid %s: %s", a->target,
+                log_context(change_level, 0, who, NULL, NULL, 0, "Undid %s: %s", a->target,
                             a->result == ACTION_REMOVED ? "removed" : strempty(a->new_value));
                 break;
         case ACTION_LEFT_FOREIGN:
@@ -120,7 +120,7 @@ static void sync_kernel_file(Subject *s, const char *property, const char *value
                                     "systemd holds %s=%s but did not write it (daemon-reload): set %s=%s (was %s)",
                                     property, value, file, strempty(a->new_value), strempty(a->old_value));
                 else
-                        apply_log_action(subject_name(s), a);
+                        apply_log_action(subject_name(s), a, LOG_NOTICE);
         }
         if (r < 0 && !errno_is_vanished(r))
                 log_context(LOG_DEBUG, r, subject_name(s), NULL, NULL, 0, "Failed to bring %s in line with %s: %m", file,
@@ -515,16 +515,12 @@ static void announce_resolution(Subject *s, const Resolution *r, bool focus_move
 /* The tag's write, and a focus move's writes, at debug level: the groups
  * line says the first, and a focus move is routine (is_focus_move()). */
 static void log_apply_action(const char *who, const Action *a, bool focus_move) {
-        bool tag = a->backend == BACKEND_XATTR && streq(a->target, POLICY_GROUP_XATTR);
+        bool tag_write = a->result == ACTION_WROTE && a->backend == BACKEND_XATTR &&
+                         streq(a->target, POLICY_GROUP_XATTR);
 
-        if (a->result == ACTION_WROTE && (tag || focus_move))
-                log_context(LOG_DEBUG, 0, who, NULL, NULL, 0, "Set %s=%s (was %s)", a->target, strempty(a->new_value),
-                            a->old_value ? a->old_value : "unset");
-        else if ((a->result == ACTION_RESTORED || a->result == ACTION_REMOVED) && focus_move)
-                log_context(LOG_DEBUG, 0, who, NULL, NULL, 0, "Undid %s: %s", a->target,
-                            a->result == ACTION_REMOVED ? "removed" : strempty(a->new_value));
-        else
-                apply_log_action(who, a);
+        bool routine = tag_write || (focus_move && a->result != ACTION_WOULD_WRITE);
+
+        apply_log_action(who, a, routine ? LOG_DEBUG : LOG_NOTICE);
 }
 
 /* The record reaches /run/policyd before the writes it describes: once

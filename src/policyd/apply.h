@@ -24,5 +24,6 @@ void subject_apply_gathered(Subject *s, CandidateData *gathered, int cgroup_fd);
 void subject_properties_set(Subject *s, const char *unit, GPtrArray *changes, bool undo, const sd_bus_error *error);
 
 /* The journal line for one write or undo of a plan (who: the unit or
- * cgroup, named in the text and in UNIT=). */
-void apply_log_action(const char *who, const Action *a);
+ * cgroup, named in the text and in UNIT=); a change made (or that would
+ * be) at change_level, LOG_NOTICE but for routine ones. */
+void apply_log_action(const char *who, const Action *a, int change_level);

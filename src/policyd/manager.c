@@ -3,7 +3,6 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include <systemd/sd-daemon.h>
@@ -639,12 +638,10 @@ int manager_new(const char *cgroup_root, bool dry_run, bool once, Manager **ret)
          * write-ahead and the record's own file left the newer one there.
          * A dry run leaves the log, and reads the files as they are. */
         if (dry_run) {
-                g_autofree char *log_path = g_build_filename(m->state_dir, "cgroups.intent", NULL);
-                struct stat st;
-                if (stat(log_path, &st) >= 0 && st.st_size > 0)
-                        log_notice("%s holds records written ahead by the last run; a dry run leaves them there, "
-                                   "and reads the older files.",
-                                   log_path);
+                if (state_intent_holds_lines(m->state_dir))
+                        log_notice("%s/cgroups.intent holds records written ahead by the last run; a dry run "
+                                   "leaves them there, and reads the older files.",
+                                   m->state_dir);
         } else {
                 r = state_intent_replay(m->state_dir);
                 if (r > 0)

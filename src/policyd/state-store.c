@@ -223,6 +223,13 @@ int state_intent_append(const char *dir, int *fd, const char *key, const char *t
         return 0;
 }
 
+bool state_intent_holds_lines(const char *dir) {
+        g_autofree char *path = g_build_filename(dir, INTENT_FILE, NULL);
+        struct stat st;
+
+        return stat(path, &st) >= 0 && st.st_size > 0;
+}
+
 int state_intent_clear(int fd) {
         return ftruncate(fd, 0) < 0 ? -errno : 0;
 }

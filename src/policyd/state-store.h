@@ -54,6 +54,8 @@ int state_load_cgroup_record(const char *dir, const char *key, CgroupRecord **re
  * to cgroups.intent in one write(), opening the log into *fd on first use
  * (kept open by the caller). */
 int state_intent_append(const char *dir, int *fd, const char *key, const char *text);
+/* Whether a log with lines is there (left by a run that was killed). */
+bool state_intent_holds_lines(const char *dir);
 /* Empties the log: every record in it is in its own file now. */
 int state_intent_clear(int fd);
 /* At start, before any record is read: each record the log holds goes to

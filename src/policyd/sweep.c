@@ -137,7 +137,7 @@ static void sweep_cgroup_record(Manager *m, const char *name) {
                     rec->cgroup, name);
         r = cgroup_undo(m->cgroup_root, rec->cgroup, rec, m->dry_run ? APPLY_DRY_RUN : 0, report);
         for (guint i = 0; i < report->actions->len; i++)
-                apply_log_action(who, g_ptr_array_index(report->actions, i));
+                apply_log_action(who, g_ptr_array_index(report->actions, i), LOG_NOTICE);
         if (m->dry_run) {
                 st->cgroups_undone++;
                 return;
