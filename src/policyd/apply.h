@@ -15,7 +15,7 @@ void subject_apply(Subject *s);
 /* The same, with the cgroup's attributes read already (gather_attributes(),
  * into gathered, which the caller clears): not read a second time; and
  * written through cgroup_fd, its directory opened through the watched
- * parent (attr_watch_open_cgroup(); borrowed), or -1: walked to from the
+ * parent (attr_watch_cgroup_fd(); borrowed), or -1: walked to from the
  * root. */
 void subject_apply_gathered(Subject *s, CandidateData *gathered, int cgroup_fd);
 

@@ -18,15 +18,24 @@ typedef struct WatchedParent {
         int dir_fd;      /* its directory, for openat() of a child that changed */
         char *cgroup;
         ino_t ino;       /* of the directory watched: a new one under the same name needs a new watch */
-        unsigned users;
+        GHashTable *children; /* child's name → WatchedChild*, borrowed */
 } WatchedParent;
 
 /* One subject's cgroup, and the parent that reports it. */
 typedef struct WatchedChild {
         char *key;
         char *cgroup;
+        const char *name;       /* in cgroup: its last component */
         WatchedParent *parent;
+        /* Its directory, kept open once its attributes changed (a focus
+         * change comes again): closed when the parent says it was removed
+         * (IN_DELETE), so that one made again under the name is opened. */
+        int dir_fd;
+        bool changed;           /* listed for the manager in this wakeup */
 } WatchedChild;
+
+/* Kept open at most: each holds a file descriptor while its unit runs. */
+#define OPEN_CHILDREN_MAX 256
 
 struct AttrWatch {
         Manager *manager;
@@ -35,8 +44,9 @@ struct AttrWatch {
         bool armed;
         char *unavailable;      /* why a watch failed, said once; NULL: none failed */
         GHashTable *children;   /* subject key → WatchedChild*, owned */
-        GHashTable *by_cgroup;  /* cgroup → WatchedChild*, borrowed */
         GHashTable *parents;    /* parent cgroup → WatchedParent*, owned */
+        unsigned open_children; /* with their dir_fd open */
+        int spare_fd;           /* a child opened past OPEN_CHILDREN_MAX, until the next open */
         GHashTable *by_wd;      /* wd → WatchedParent*, borrowed */
         /* InactiveFor=: subject key → its deadline (uint64_t*), for those
          * that wait for one; one timer, at the earliest. */
@@ -47,15 +57,34 @@ struct AttrWatch {
 static void watched_parent_free(void *p) {
         WatchedParent *parent = p;
         safe_close(parent->dir_fd);
+        g_hash_table_unref(parent->children);
         g_free(parent->cgroup);
         g_free(parent);
 }
 
 static void watched_child_free(void *p) {
         WatchedChild *c = p;
+        safe_close(c->dir_fd);
         g_free(c->key);
         g_free(c->cgroup);
         g_free(c);
+}
+
+static void close_child(AttrWatch *w, WatchedChild *c) {
+        if (c->dir_fd < 0)
+                return;
+        c->dir_fd = safe_close(c->dir_fd);
+        w->open_children--;
+}
+
+/* The directories under it may be other ones now. */
+static void close_children_of(AttrWatch *w, WatchedParent *parent) {
+        GHashTableIter it;
+        gpointer value;
+
+        g_hash_table_iter_init(&it, parent->children);
+        while (g_hash_table_iter_next(&it, NULL, &value))
+                close_child(w, value);
 }
 
 /* "/a/b" → "/a"; "/a" → "/". */
@@ -64,7 +93,16 @@ static char *cgroup_parent(const char *cgroup) {
         return slash == cgroup ? g_strdup("/") : g_strndup(cgroup, (size_t) (slash - cgroup));
 }
 
+/* Its children stay, without a parent, until they are applied again. */
 static void drop_parent(AttrWatch *w, WatchedParent *parent, bool remove_watch) {
+        GHashTableIter it;
+        gpointer value;
+
+        g_hash_table_iter_init(&it, parent->children);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                close_child(w, value);
+                ((WatchedChild *) value)->parent = NULL;
+        }
         if (remove_watch)
                 (void) inotify_rm_watch(w->inotify_fd, parent->wd);
         g_hash_table_remove(w->by_wd, GINT_TO_POINTER(parent->wd));
@@ -76,9 +114,12 @@ static void unwatch_child(AttrWatch *w, const char *key) {
 
         if (!c)
                 return;
-        if (c->parent && --c->parent->users == 0)
-                drop_parent(w, c->parent, true);
-        g_hash_table_remove(w->by_cgroup, c->cgroup);
+        close_child(w, c);
+        if (c->parent) {
+                g_hash_table_remove(c->parent->children, c->name);
+                if (g_hash_table_size(c->parent->children) == 0)
+                        drop_parent(w, c->parent, true);
+        }
         g_hash_table_remove(w->children, key); /* frees it */
 }
 
@@ -102,7 +143,9 @@ static WatchedParent *watch_parent(AttrWatch *w, const char *cgroup, int *dir_fd
         if (parent && parent->ino == ino)
                 return parent;
         snprintf(path, sizeof(path), "/proc/self/fd/%d", *dir_fd);
-        wd = inotify_add_watch(w->inotify_fd, path, IN_ATTRIB | IN_ONLYDIR);
+        /* IN_DELETE: a child's open directory is then one removed. (cgroup2
+         * has no rename.) */
+        wd = inotify_add_watch(w->inotify_fd, path, IN_ATTRIB | IN_DELETE | IN_ONLYDIR);
         if (wd < 0) {
                 say_unavailable(w, cgroup, negative_errno());
                 return NULL;
@@ -114,9 +157,11 @@ static WatchedParent *watch_parent(AttrWatch *w, const char *cgroup, int *dir_fd
                 (void) inotify_rm_watch(w->inotify_fd, parent->wd);
                 g_hash_table_remove(w->by_wd, GINT_TO_POINTER(parent->wd));
                 safe_close(parent->dir_fd);
+                close_children_of(w, parent);
         } else {
                 parent = g_new0(WatchedParent, 1);
                 parent->cgroup = g_strdup(cgroup);
+                parent->children = g_hash_table_new(g_str_hash, g_str_equal);
                 g_hash_table_insert(w->parents, parent->cgroup, parent);
         }
         parent->wd = wd;
@@ -228,25 +273,34 @@ void attr_watch_subject_applied(AttrWatch *w, const Subject *s, uint64_t focus_d
         WatchedParent *parent = watch_parent(w, parent_cgroup, &dir_fd, st.st_ino);
         if (!parent)
                 return;
-        parent->users++;
         c = g_new0(WatchedChild, 1);
         c->key = g_strdup(key);
         c->cgroup = g_strdup(s->cgroup);
+        c->name = strrchr(c->cgroup, '/') + 1;
         c->parent = parent;
+        c->dir_fd = -1;
         g_hash_table_insert(w->children, c->key, c);
-        g_hash_table_insert(w->by_cgroup, c->cgroup, c);
+        g_hash_table_insert(parent->children, (char *) c->name, c);
 }
 
-int attr_watch_open_cgroup(AttrWatch *w, const char *key, const char *cgroup) {
-        const WatchedChild *c = w ? g_hash_table_lookup(w->children, key) : NULL;
+int attr_watch_cgroup_fd(AttrWatch *w, const char *key, const char *cgroup, bool keep) {
+        WatchedChild *c = w ? g_hash_table_lookup(w->children, key) : NULL;
         int fd;
 
         if (!c || !c->parent || c->parent->dir_fd < 0 || !streq(c->cgroup, cgroup))
                 return -ENOENT;
+        if (keep && c->dir_fd >= 0)
+                return c->dir_fd;
+        w->spare_fd = safe_close(w->spare_fd);
         /* The parent removed and made again: its fd is of the old one,
          * where nothing is found; the caller walks then. */
-        fd = openat(c->parent->dir_fd, strrchr(c->cgroup, '/') + 1, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        return fd < 0 ? negative_errno() : fd;
+        fd = openat(c->parent->dir_fd, c->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        if (!keep || w->open_children >= OPEN_CHILDREN_MAX)
+                return (w->spare_fd = fd);
+        w->open_children++;
+        return (c->dir_fd = fd);
 }
 
 void attr_watch_subject_gone(AttrWatch *w, const char *key) {
@@ -263,8 +317,9 @@ static void unwatch_all(AttrWatch *w) {
         g_hash_table_iter_init(&it, w->parents);
         while (g_hash_table_iter_next(&it, NULL, &value))
                 (void) inotify_rm_watch(w->inotify_fd, ((WatchedParent *) value)->wd);
-        g_hash_table_remove_all(w->by_cgroup);
-        g_hash_table_remove_all(w->children);
+        g_hash_table_remove_all(w->children); /* closes their directories */
+        w->open_children = 0;
+        w->spare_fd = safe_close(w->spare_fd);
         g_hash_table_remove_all(w->by_wd);
         g_hash_table_remove_all(w->parents);
         g_hash_table_remove_all(w->waiting);
@@ -284,8 +339,10 @@ static void unwatch_all(AttrWatch *w) {
 static int on_inotify(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
         AttrWatch *w = userdata;
         char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-        g_autoptr(GHashTable) changed = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        g_autoptr(GPtrArray) changed = g_ptr_array_new_with_free_func(g_free);
         bool overflow = false;
+        GHashTableIter it;
+        gpointer value;
 
         for (unsigned i = 0; i < READS_PER_WAKEUP; i++) {
                 ssize_t n = read(fd, buf, sizeof(buf));
@@ -298,26 +355,26 @@ static int on_inotify(sd_event_source *source, int fd, uint32_t revents, void *u
                 for (char *p = buf; p < buf + n;) {
                         const struct inotify_event *e = (const struct inotify_event *) p;
                         WatchedParent *parent = g_hash_table_lookup(w->by_wd, GINT_TO_POINTER(e->wd));
+                        WatchedChild *c;
 
                         p += sizeof(struct inotify_event) + e->len;
                         if (e->mask & IN_Q_OVERFLOW)
                                 overflow = true;
-                        else if (parent && (e->mask & IN_IGNORED)) {
+                        else if (!parent)
+                                continue;
+                        else if (e->mask & IN_IGNORED)
                                 /* The directory is gone: its children are watched
                                  * again when they are applied again. */
-                                GHashTableIter it;
-                                gpointer value;
-                                g_hash_table_iter_init(&it, w->children);
-                                while (g_hash_table_iter_next(&it, NULL, &value))
-                                        if (((WatchedChild *) value)->parent == parent)
-                                                ((WatchedChild *) value)->parent = NULL;
                                 drop_parent(w, parent, false);
-                        } else if (parent && (e->mask & IN_ATTRIB) && e->len > 0) {
-                                g_autofree char *cgroup = g_strdup_printf(
-                                        "%s/%s", streq(parent->cgroup, "/") ? "" : parent->cgroup, e->name);
-                                const WatchedChild *c = g_hash_table_lookup(w->by_cgroup, cgroup);
-                                if (c)
-                                        g_hash_table_add(changed, g_strdup(c->key));
+                        else if (e->len == 0 || !(c = g_hash_table_lookup(parent->children, e->name)))
+                                continue;
+                        else if (e->mask & IN_DELETE)
+                                /* Read before the events after it: a cgroup made
+                                 * again under the name is opened anew. */
+                                close_child(w, c);
+                        else if ((e->mask & IN_ATTRIB) && !c->changed) {
+                                c->changed = true;
+                                g_ptr_array_add(changed, g_strdup(c->key));
                         }
                 }
                 if (drained)
@@ -326,21 +383,24 @@ static int on_inotify(sd_event_source *source, int fd, uint32_t revents, void *u
         if (overflow) {
                 log_info("Missed cgroup attribute changes (inotify queue overflow): reading every watched cgroup's "
                          "attributes again.");
-                GHashTableIter it;
-                gpointer key;
                 g_hash_table_iter_init(&it, w->children);
-                while (g_hash_table_iter_next(&it, &key, NULL))
-                        g_hash_table_add(changed, g_strdup(key));
+                while (g_hash_table_iter_next(&it, NULL, &value)) {
+                        WatchedChild *c = value;
+                        /* A removal may be among the events missed. */
+                        close_child(w, c);
+                        if (!c->changed) {
+                                c->changed = true;
+                                g_ptr_array_add(changed, g_strdup(c->key));
+                        }
+                }
         }
 
-        g_autoptr(GPtrArray) keys = g_ptr_array_new();
-        GHashTableIter it;
-        gpointer key;
-        g_hash_table_iter_init(&it, changed);
-        while (g_hash_table_iter_next(&it, &key, NULL))
-                g_ptr_array_add(keys, key);
-        for (guint i = 0; i < keys->len; i++)
-                manager_cgroup_attributes_changed(w->manager, g_ptr_array_index(keys, i), false);
+        for (guint i = 0; i < changed->len; i++) {
+                WatchedChild *c = g_hash_table_lookup(w->children, g_ptr_array_index(changed, i));
+                c->changed = false;
+        }
+        for (guint i = 0; i < changed->len; i++)
+                manager_cgroup_attributes_changed(w->manager, g_ptr_array_index(changed, i), false);
         return 0;
 }
 
@@ -392,8 +452,8 @@ int attr_watch_new(Manager *m, AttrWatch **ret) {
         int k;
 
         w->manager = m;
+        w->spare_fd = -1;
         w->children = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, watched_child_free);
-        w->by_cgroup = g_hash_table_new(g_str_hash, g_str_equal);
         w->parents = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, watched_parent_free);
         w->by_wd = g_hash_table_new(g_direct_hash, g_direct_equal);
         w->waiting = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
@@ -425,11 +485,11 @@ AttrWatch *attr_watch_free(AttrWatch *w) {
         sd_event_source_disable_unref(w->source);
         sd_event_source_disable_unref(w->deadline_timer);
         g_hash_table_unref(w->waiting);
-        g_hash_table_unref(w->by_cgroup);
         g_hash_table_unref(w->children);
         g_hash_table_unref(w->by_wd);
         g_hash_table_unref(w->parents);
         safe_close(w->inotify_fd);
+        safe_close(w->spare_fd);
         g_free(w->unavailable);
         g_free(w);
         return NULL;

@@ -201,15 +201,17 @@ void manager_forget_unit(Manager *m, const char *unit) {
 
 void manager_cgroup_attributes_changed(Manager *m, const char *key, bool deadline) {
         Subject *s = manager_find_subject(m, key);
-        _cleanup_close_ int fd = -1;
         CandidateData d = {};
+        int fd;
 
         if (!s || isempty(s->cgroup) || !subject_is_running(s))
                 return;
-        /* One directory fd for the read and the writes, opened from the
-         * watched parent's: a focus change is on the path of the user's
-         * every click, and a walk from the root is five syscalls. */
-        fd = attr_watch_open_cgroup(m->attributes, key, s->cgroup);
+        /* One directory fd for the read and the writes, the watch's: a
+         * focus change is on the path of the user's every click, and a
+         * walk from the root is five syscalls. A deadline comes with no
+         * event, so with no news of a removal: the directory is opened
+         * again. */
+        fd = attr_watch_cgroup_fd(m->attributes, key, s->cgroup, !deadline);
         gather_attributes(s, fd, &d);
         if (!deadline && streq_ptr(d.attributes_seen, s->attributes_seen)) {
                 candidate_data_clear(&d);

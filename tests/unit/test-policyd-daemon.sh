@@ -355,6 +355,17 @@ check_membership "a cgroup leaves when its [Match] attribute goes" rootowned.sco
 v=$(xattr "$cg/rootowned.scope" user.test.marked)
 [ "$v" = "(none)" ] && ok "and what the group wrote is undone" || not_ok "and what the group wrote is undone" "user.test.marked=$v"
 
+# A cgroup removed and made again under its name (a unit restarted), its
+# attribute then set: read and written there, not through the directory
+# policyd kept open since the last change.
+rmdir "$cg/rootowned.scope" && mkdir "$cg/rootowned.scope"
+setfattr -n user.test.mark -v 1 "$cg/rootowned.scope"
+wait_for 10 membership_is rootowned.scope mark
+check_membership "a cgroup made again under its name is read anew when its attributes change" rootowned.scope mark
+setfattr -x user.test.mark "$cg/rootowned.scope"
+wait_for 10 membership_is rootowned.scope "(none)"
+check_membership "and leaves again when the attribute goes" rootowned.scope "(none)"
+
 # policyd's own write of x=b is no input: flip.scope stays in flip, and
 # policyd does not resolve it again and again.
 check_membership "a group's own attribute write does not push its member out" flip.scope flip
