@@ -536,10 +536,10 @@ static int save_record_ahead(const CgroupRecord *record, void *userdata) {
 }
 
 void subject_apply(Subject *s) {
-        subject_apply_gathered(s, NULL, -1);
+        subject_apply_gathered(s, NULL, NULL);
 }
 
-void subject_apply_gathered(Subject *s, CandidateData *gathered, int cgroup_fd) {
+void subject_apply_gathered(Subject *s, CandidateData *gathered, CgroupHandle *cgroup) {
         Manager *m = s->manager;
         CandidateData own = {};
         g_autoptr(Resolution) r = NULL;
@@ -574,7 +574,7 @@ void subject_apply_gathered(Subject *s, CandidateData *gathered, int cgroup_fd) 
         k = cgroup_plan_build(r, m->facts, s->plan_flags, &plan);
         bool focus_move = is_focus_move(s, r);
         if (k < 0) {
-                attr_watch_subject_applied(m->attributes, s, r->focus_deadline_usec, cgroup_fd >= 0);
+                attr_watch_subject_applied(m->attributes, s, r->focus_deadline_usec, cgroup != NULL);
                 announce_resolution(s, r, focus_move);
                 log_context(LOG_WARNING, k, who, NULL, NULL, 0, "Failed to plan changes: %m");
                 return;
@@ -591,11 +591,11 @@ void subject_apply_gathered(Subject *s, CandidateData *gathered, int cgroup_fd) 
                 s->record = cgroup_record_new(s->cgroup);
         report = apply_report_new();
         const ApplyHooks hooks = { save_record_ahead, s };
-        k = cgroup_apply_plan_at(cgroup_fd, m->cgroup_root, s->cgroup, plan, s->record,
+        k = cgroup_apply_plan_at(cgroup, m->cgroup_root, s->cgroup, plan, s->record,
                                  m->dry_run ? APPLY_DRY_RUN : 0, &hooks, report);
         /* Watched, and said, after the writes, which wait for nothing but
          * the record. */
-        attr_watch_subject_applied(m->attributes, s, r->focus_deadline_usec, cgroup_fd >= 0);
+        attr_watch_subject_applied(m->attributes, s, r->focus_deadline_usec, cgroup != NULL);
         announce_resolution(s, r, focus_move);
         for (guint i = 0; i < report->actions->len; i++)
                 log_apply_action(who, g_ptr_array_index(report->actions, i), focus_move);

@@ -10,14 +10,14 @@
 #include "subject.h"
 
 typedef struct CandidateData CandidateData;
+typedef struct CgroupHandle CgroupHandle;
 
 void subject_apply(Subject *s);
 /* The same, with the cgroup's attributes read already (gather_attributes(),
  * into gathered, which the caller clears): not read a second time; and
- * written through cgroup_fd, its directory opened through the watched
- * parent (attr_watch_cgroup_fd(); borrowed), or -1: walked to from the
- * root. */
-void subject_apply_gathered(Subject *s, CandidateData *gathered, int cgroup_fd);
+ * written through cgroup, opened through the watched parent
+ * (attr_watch_cgroup(); borrowed), or NULL: walked to from the root. */
+void subject_apply_gathered(Subject *s, CandidateData *gathered, CgroupHandle *cgroup);
 
 /* systemd answered a SetUnitProperties call (error NULL: it took it): log
  * it, and settle the records. s is NULL when the subject went away. */

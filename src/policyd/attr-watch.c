@@ -27,15 +27,17 @@ typedef struct WatchedChild {
         char *cgroup;
         const char *name;       /* in cgroup: its last component */
         WatchedParent *parent;
-        /* Its directory, kept open once its attributes changed (a focus
-         * change comes again): closed when the parent says it was removed
-         * (IN_DELETE), so that one made again under the name is opened. */
-        int dir_fd;
+        /* Its directory and knob files, kept open once its attributes
+         * changed (a focus change comes again): closed when the parent says
+         * it was removed (IN_DELETE), so that one made again under the name
+         * is opened. */
+        CgroupHandle *handle;
         bool changed;           /* listed for the manager in this wakeup */
 } WatchedChild;
 
-/* Kept open at most: each holds a file descriptor while its unit runs. */
-#define OPEN_CHILDREN_MAX 256
+/* Kept open at most: each holds up to three file descriptors (its directory
+ * and two knob files) while its unit runs; the soft limit is 1024. */
+#define OPEN_CHILDREN_MAX 128
 
 struct AttrWatch {
         Manager *manager;
@@ -45,8 +47,8 @@ struct AttrWatch {
         char *unavailable;      /* why a watch failed, said once; NULL: none failed */
         GHashTable *children;   /* subject key → WatchedChild*, owned */
         GHashTable *parents;    /* parent cgroup → WatchedParent*, owned */
-        unsigned open_children; /* with their dir_fd open */
-        int spare_fd;           /* a child opened past OPEN_CHILDREN_MAX, until the next open */
+        unsigned open_children; /* with a handle */
+        CgroupHandle *spare;    /* a child opened past OPEN_CHILDREN_MAX, or for once, until the next open */
         GHashTable *by_wd;      /* wd → WatchedParent*, borrowed */
         /* InactiveFor=: subject key → its deadline (uint64_t*), for those
          * that wait for one; one timer, at the earliest. */
@@ -64,16 +66,16 @@ static void watched_parent_free(void *p) {
 
 static void watched_child_free(void *p) {
         WatchedChild *c = p;
-        safe_close(c->dir_fd);
+        cgroup_handle_free(c->handle);
         g_free(c->key);
         g_free(c->cgroup);
         g_free(c);
 }
 
 static void close_child(AttrWatch *w, WatchedChild *c) {
-        if (c->dir_fd < 0)
+        if (!c->handle)
                 return;
-        c->dir_fd = safe_close(c->dir_fd);
+        c->handle = cgroup_handle_free(c->handle);
         w->open_children--;
 }
 
@@ -278,29 +280,28 @@ void attr_watch_subject_applied(AttrWatch *w, const Subject *s, uint64_t focus_d
         c->cgroup = g_strdup(s->cgroup);
         c->name = strrchr(c->cgroup, '/') + 1;
         c->parent = parent;
-        c->dir_fd = -1;
         g_hash_table_insert(w->children, c->key, c);
         g_hash_table_insert(parent->children, (char *) c->name, c);
 }
 
-int attr_watch_cgroup_fd(AttrWatch *w, const char *key, const char *cgroup, bool keep) {
+CgroupHandle *attr_watch_cgroup(AttrWatch *w, const char *key, const char *cgroup, bool keep) {
         WatchedChild *c = w ? g_hash_table_lookup(w->children, key) : NULL;
         int fd;
 
         if (!c || !c->parent || c->parent->dir_fd < 0 || !streq(c->cgroup, cgroup))
-                return -ENOENT;
-        if (keep && c->dir_fd >= 0)
-                return c->dir_fd;
-        w->spare_fd = safe_close(w->spare_fd);
+                return NULL;
+        if (keep && c->handle)
+                return c->handle;
+        w->spare = cgroup_handle_free(w->spare);
         /* The parent removed and made again: its fd is of the old one,
          * where nothing is found; the caller walks then. */
         fd = openat(c->parent->dir_fd, c->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0)
-                return negative_errno();
+                return NULL;
         if (!keep || w->open_children >= OPEN_CHILDREN_MAX)
-                return (w->spare_fd = fd);
+                return (w->spare = cgroup_handle_new(fd));
         w->open_children++;
-        return (c->dir_fd = fd);
+        return (c->handle = cgroup_handle_new(fd));
 }
 
 void attr_watch_subject_gone(AttrWatch *w, const char *key) {
@@ -319,7 +320,7 @@ static void unwatch_all(AttrWatch *w) {
                 (void) inotify_rm_watch(w->inotify_fd, ((WatchedParent *) value)->wd);
         g_hash_table_remove_all(w->children); /* closes their directories */
         w->open_children = 0;
-        w->spare_fd = safe_close(w->spare_fd);
+        w->spare = cgroup_handle_free(w->spare);
         g_hash_table_remove_all(w->by_wd);
         g_hash_table_remove_all(w->parents);
         g_hash_table_remove_all(w->waiting);
@@ -452,7 +453,6 @@ int attr_watch_new(Manager *m, AttrWatch **ret) {
         int k;
 
         w->manager = m;
-        w->spare_fd = -1;
         w->children = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, watched_child_free);
         w->parents = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, watched_parent_free);
         w->by_wd = g_hash_table_new(g_direct_hash, g_direct_equal);
@@ -489,7 +489,7 @@ AttrWatch *attr_watch_free(AttrWatch *w) {
         g_hash_table_unref(w->by_wd);
         g_hash_table_unref(w->parents);
         safe_close(w->inotify_fd);
-        safe_close(w->spare_fd);
+        cgroup_handle_free(w->spare);
         g_free(w->unavailable);
         g_free(w);
         return NULL;

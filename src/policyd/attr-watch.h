@@ -23,6 +23,7 @@
 typedef struct Manager Manager;
 typedef struct Subject Subject;
 typedef struct AttrWatch AttrWatch;
+typedef struct CgroupHandle CgroupHandle;
 
 int attr_watch_new(Manager *m, AttrWatch **ret);
 AttrWatch *attr_watch_free(AttrWatch *w);
@@ -33,19 +34,19 @@ void attr_watch_policies_changed(AttrWatch *w);
 /* The subject was resolved with its cgroup: watch it there, and wake at
  * focus_deadline_usec (the Resolution's; FOCUS_UNSET: no InactiveFor= waits).
  * parent_current: its cgroup was opened through the watched parent
- * (attr_watch_cgroup_fd()), so that watch is still the right one. */
+ * (attr_watch_cgroup()), so that watch is still the right one. */
 void attr_watch_subject_applied(AttrWatch *w, const Subject *s, uint64_t focus_deadline_usec, bool parent_current);
 void attr_watch_subject_gone(AttrWatch *w, const char *key);
-/* The watched subject's cgroup directory, opened with one openat() from
- * the parent directory its watch holds (no walk from the root), or a
- * negative errno when there is none (not watched, another cgroup now, or
- * gone), and the caller walks. The fd is the watch's: it stays open until
- * the next call, or with keep, while the watch holds the directory (until
- * the subject is gone, applied with another cgroup, or its cgroup is
- * removed). keep: only in answer to an event, when every removal before it
- * is known (IN_DELETE is read with it); a directory kept open since would
- * otherwise be a removed one. */
-int attr_watch_cgroup_fd(AttrWatch *w, const char *key, const char *cgroup, bool keep);
+/* The watched subject's cgroup, its directory opened with one openat()
+ * from the parent directory its watch holds (no walk from the root), or
+ * NULL when there is none (not watched, another cgroup now, or gone), and
+ * the caller walks. The handle is the watch's: it stays open until the
+ * next call, or with keep, while the watch holds the directory (until the
+ * subject is gone, applied with another cgroup, or its cgroup removed),
+ * with the knob files written through it. keep: only in answer to an
+ * event, when every removal before it is known (IN_DELETE is read with
+ * it); a directory kept open since would otherwise be a removed one. */
+CgroupHandle *attr_watch_cgroup(AttrWatch *w, const char *key, const char *cgroup, bool keep);
 
 /* For status: how attribute changes are noticed. */
 char *attr_watch_describe(const AttrWatch *w);

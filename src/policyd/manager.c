@@ -202,17 +202,15 @@ void manager_forget_unit(Manager *m, const char *unit) {
 void manager_cgroup_attributes_changed(Manager *m, const char *key, bool deadline) {
         Subject *s = manager_find_subject(m, key);
         CandidateData d = {};
-        int fd;
 
         if (!s || isempty(s->cgroup) || !subject_is_running(s))
                 return;
-        /* One directory fd for the read and the writes, the watch's: a
-         * focus change is on the path of the user's every click, and a
-         * walk from the root is five syscalls. A deadline comes with no
-         * event, so with no news of a removal: the directory is opened
-         * again. */
-        fd = attr_watch_cgroup_fd(m->attributes, key, s->cgroup, !deadline);
-        gather_attributes(s, fd, &d);
+        /* One directory for the read and the writes, the watch's: a focus
+         * change is on the path of the user's every click, and a walk from
+         * the root is five syscalls. A deadline comes with no event, so
+         * with no news of a removal: the directory is opened again. */
+        CgroupHandle *cgroup = attr_watch_cgroup(m->attributes, key, s->cgroup, !deadline);
+        gather_attributes(s, cgroup ? cgroup->dir_fd : -1, &d);
         if (!deadline && streq_ptr(d.attributes_seen, s->attributes_seen)) {
                 candidate_data_clear(&d);
                 return;
@@ -220,7 +218,7 @@ void manager_cgroup_attributes_changed(Manager *m, const char *key, bool deadlin
         log_context(LOG_DEBUG, 0, subject_name(s), NULL, NULL, 0, "%s of cgroup %s: resolving again",
                     deadline ? "InactiveFor= reached" : "Attributes changed", s->cgroup);
         /* What was just read is what the apply resolves with. */
-        subject_apply_gathered(s, &d, fd);
+        subject_apply_gathered(s, &d, cgroup);
         candidate_data_clear(&d);
 }
 

@@ -2,7 +2,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -171,20 +173,10 @@ static int write_all(int fd, const char *p, size_t len) {
  * memory.swap.tiers.max takes "TIER 0|max" per write; a regular file in a
  * fake tree simply ends up holding all the lines. O_TRUNC is what a shell's
  * ">" does, and cgroupfs accepts it. */
-static int write_knob_file(int dir_fd, const char *name, const char *value) {
-        _cleanup_close_ int fd = -1;
-        g_auto(GStrv) lines = NULL;
+static int write_knob_lines(int fd, const char *value) {
+        g_auto(GStrv) lines = g_strsplit(value, "\n", -1);
         int r;
 
-        /* No fstat for the file type, as the read makes: O_WRONLY fails on
-         * a directory, O_NONBLOCK on a FIFO without a reader, and cgroupfs
-         * holds nothing else (no one can make a device node there). Every
-         * syscall counts on the path of a focus change. */
-        fd = openat(dir_fd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_TRUNC);
-        if (fd < 0)
-                return negative_errno();
-
-        lines = g_strsplit(value, "\n", -1);
         for (char **l = lines; *l; l++) {
                 g_autofree char *line = g_strconcat(*l, "\n", NULL);
                 if (**l == '\0' && l != lines)
@@ -194,6 +186,78 @@ static int write_knob_file(int dir_fd, const char *name, const char *value) {
                         return r;
         }
         return 0;
+}
+
+static int open_knob_for_write(int dir_fd, const char *name) {
+        /* No fstat for the file type, as the read makes: O_WRONLY fails on
+         * a directory, O_NONBLOCK on a FIFO without a reader, and cgroupfs
+         * holds nothing else (no one can make a device node there). Every
+         * syscall counts on the path of a focus change. */
+        int fd = openat(dir_fd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_TRUNC);
+        return fd < 0 ? negative_errno() : fd;
+}
+
+static int write_knob_file(int dir_fd, const char *name, const char *value) {
+        _cleanup_close_ int fd = open_knob_for_write(dir_fd, name);
+
+        if (fd < 0)
+                return fd;
+        return write_knob_lines(fd, value);
+}
+
+CgroupHandle *cgroup_handle_new(int dir_fd) {
+        CgroupHandle *h = g_new0(CgroupHandle, 1);
+        struct statfs sf;
+
+        h->dir_fd = dir_fd;
+        h->keep_files = fstatfs(dir_fd, &sf) >= 0 && sf.f_type == CGROUP2_SUPER_MAGIC;
+        for (size_t i = 0; i < ELEMENTSOF(h->files); i++)
+                h->files[i].fd = -1;
+        return h;
+}
+
+static void handle_close_file(CgroupHandle *h, size_t i) {
+        h->files[i].fd = safe_close(h->files[i].fd);
+        g_clear_pointer(&h->files[i].name, g_free);
+}
+
+CgroupHandle *cgroup_handle_free(CgroupHandle *h) {
+        if (!h)
+                return NULL;
+        for (size_t i = 0; i < ELEMENTSOF(h->files); i++)
+                handle_close_file(h, i);
+        safe_close(h->dir_fd);
+        g_free(h);
+        return NULL;
+}
+
+/* Through the file kept open for name, opened now if there is room. */
+static int handle_write_knob_file(CgroupHandle *h, const char *name, const char *value) {
+        size_t i, free_slot = ELEMENTSOF(h->files);
+        int r;
+
+        for (i = 0; h->keep_files && i < ELEMENTSOF(h->files); i++) {
+                if (h->files[i].fd >= 0 && streq(h->files[i].name, name))
+                        break;
+                if (h->files[i].fd < 0 && free_slot == ELEMENTSOF(h->files))
+                        free_slot = i;
+        }
+        if (!h->keep_files || (i == ELEMENTSOF(h->files) && free_slot == i))
+                return write_knob_file(h->dir_fd, name, value);
+        if (i == ELEMENTSOF(h->files)) {
+                int fd = open_knob_for_write(h->dir_fd, name);
+                if (fd < 0)
+                        return fd;
+                i = free_slot;
+                h->files[i].fd = fd;
+                h->files[i].name = g_strdup(name);
+        }
+        r = write_knob_lines(h->files[i].fd, value);
+        if (r < 0)
+                /* Opened again next time: a file of a removed cgroup fails
+                 * for good (ENODEV), and an invalid value costs only that. */
+                handle_close_file(h, i);
+        return r;
 }
 
 static int read_xattr(int dir_fd, const char *name, bool *ret_present, char **ret) {
@@ -262,11 +326,13 @@ static int read_current(int dir_fd, Backend b, const char *target, bool *ret_pre
         return read_knob_file(dir_fd, target, ret);
 }
 
-static int write_value(int dir_fd, Backend b, const char *target, const char *value) {
+static int write_value(int dir_fd, CgroupHandle *handle, Backend b, const char *target, const char *value) {
         if (b == BACKEND_XATTR)
                 return write_xattr(dir_fd, target, value);
         if (!value)
                 return -EINVAL;
+        if (handle)
+                return handle_write_knob_file(handle, target, value);
         return write_knob_file(dir_fd, target, value);
 }
 
@@ -346,6 +412,7 @@ typedef struct Context {
         const char *root;
         const char *cgroup;
         int dir_fd;
+        CgroupHandle *handle;   /* of dir_fd, or NULL */
         ApplyFlags flags;
         ApplyReport *report;
         const ApplyHooks *hooks;
@@ -407,7 +474,7 @@ static Outcome undo_item(Context *ctx, const AppliedItem *it) {
                 return OUTCOME_OK;
         }
 
-        r = write_value(ctx->dir_fd, it->backend, it->target, restore);
+        r = write_value(ctx->dir_fd, ctx->handle, it->backend, it->target, restore);
         if (r < 0)
                 return fail_item(ctx, it->backend, it->target, current, restore, r);
         report_add(ctx->report, it->had_previous ? ACTION_RESTORED : ACTION_REMOVED, it->backend, it->target,
@@ -549,7 +616,7 @@ static Outcome finish_item(Context *ctx, CgroupRecord *record, Pending *p) {
         if (!p->write)
                 return OUTCOME_OK;
 
-        r = write_value(ctx->dir_fd, item->backend, item->target, item->value);
+        r = write_value(ctx->dir_fd, ctx->handle, item->backend, item->target, item->value);
         if (r < 0) {
                 if (record)
                         pending_revert(record, p);
@@ -684,16 +751,17 @@ int cgroup_apply_plan(const char *cgroupfs_root, const char *cgroup, const Cgrou
 int cgroup_apply_plan_with_hooks(const char *cgroupfs_root, const char *cgroup, const CgroupPlan *plan,
                                  CgroupRecord *record, ApplyFlags flags, const ApplyHooks *hooks,
                                  ApplyReport *report) {
-        return cgroup_apply_plan_at(-1, cgroupfs_root, cgroup, plan, record, flags, hooks, report);
+        return cgroup_apply_plan_at(NULL, cgroupfs_root, cgroup, plan, record, flags, hooks, report);
 }
 
-int cgroup_apply_plan_at(int cgroup_fd, const char *cgroupfs_root, const char *cgroup, const CgroupPlan *plan,
+int cgroup_apply_plan_at(CgroupHandle *handle, const char *cgroupfs_root, const char *cgroup, const CgroupPlan *plan,
                          CgroupRecord *record, ApplyFlags flags, const ApplyHooks *hooks, ApplyReport *report) {
         _cleanup_close_ int dir_fd = -1;
         Context ctx = {
                 .root = cgroupfs_root,
                 .cgroup = cgroup,
-                .dir_fd = cgroup_fd,
+                .dir_fd = handle ? handle->dir_fd : -1,
+                .handle = handle,
                 .flags = flags,
                 .report = report,
                 .hooks = hooks,

@@ -99,12 +99,33 @@ typedef struct ApplyHooks {
 int cgroup_apply_plan_with_hooks(const char *cgroupfs_root, const char *cgroup, const CgroupPlan *plan,
                                  CgroupRecord *record, ApplyFlags flags, const ApplyHooks *hooks,
                                  ApplyReport *report);
-/* The same, through cgroup_fd, the cgroup's directory opened already
- * (borrowed; -1: walked to here): a caller that holds the parent directory
- * opens it with one openat() rather than a walk from the root. It must be
- * cgroupfs_root/cgroup reached without a symlink, as cgroup_open_dir()
- * does; cgroup still names it in the report and for the vanished check. */
-int cgroup_apply_plan_at(int cgroup_fd, const char *cgroupfs_root, const char *cgroup, const CgroupPlan *plan,
+/* A cgroup's directory, and the knob files written there kept open, for a
+ * caller that writes the same cgroup again and again (attr-watch.c: focus
+ * changes): a write is then one syscall, where an open, a write and a close
+ * are three. Only on cgroupfs, which takes each write() of a cgroup file
+ * whole, wherever the file offset is; elsewhere (a test's tree of plain
+ * files) every write opens its file. The caller owns it, and frees it when
+ * the directory may be another one (removed, made again). */
+typedef struct CgroupHandle {
+        int dir_fd;
+        bool keep_files;
+        struct {
+                char *name;
+                int fd; /* -1: a free slot */
+        } files[2];
+} CgroupHandle;
+
+/* Takes dir_fd: cgroupfs_root/cgroup reached without a symlink, as
+ * cgroup_open_dir() does. */
+CgroupHandle *cgroup_handle_new(int dir_fd);
+CgroupHandle *cgroup_handle_free(CgroupHandle *h);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(CgroupHandle, cgroup_handle_free)
+
+/* The same, through handle, the cgroup opened already (borrowed; NULL:
+ * walked to here): a caller that holds the parent directory opens it with
+ * one openat() rather than a walk from the root, or holds it open. cgroup
+ * still names it in the report and for the vanished check. */
+int cgroup_apply_plan_at(CgroupHandle *handle, const char *cgroupfs_root, const char *cgroup, const CgroupPlan *plan,
                          CgroupRecord *record, ApplyFlags flags, const ApplyHooks *hooks, ApplyReport *report);
 
 /* Undoes everything in record: restores previous values where the current

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -964,6 +965,120 @@ static void test_apply_recorded_file_written_without_read(Tree *t, gconstpointer
         g_assert_cmpstr(kept->written, ==, "67108864");
 }
 
+/* A handle on a tree of plain files keeps none open: each write opens its
+ * file, so that a shorter value replaces a longer one whole. */
+static void test_handle_keeps_no_plain_files(Tree *t, gconstpointer data) {
+        g_autoptr(TestResolution) r = res_new();
+        g_autoptr(SystemFacts) f = facts_new(false, NULL, 0);
+        g_autoptr(CgroupRecord) rec = cgroup_record_new(UNIT);
+        int fd;
+
+        put(t->unit, "memory.swap.max", "max\n");
+        g_assert_cmpint(cgroup_open_dir(t->cgroupfs, UNIT, &fd), ==, 0);
+        g_autoptr(CgroupHandle) h = cgroup_handle_new(fd);
+        g_assert_false(h->keep_files);
+        const uint64_t values[] = { 1ULL << 30, 64 << 20 };
+        for (size_t i = 0; i < ELEMENTSOF(values); i++) {
+                g_autoptr(ApplyReport) report = apply_report_new();
+                res_set_bytes(r, KNOB_SWAP_MAX, values[i]);
+                g_autoptr(CgroupPlan) p = build(r, f, 0);
+                g_assert_cmpint(cgroup_apply_plan_at(h, t->cgroupfs, UNIT, p, rec, 0, NULL, report), ==, 0);
+                g_autofree char *want = g_strdup_printf("%" PRIu64 "\n", values[i]);
+                g_autofree char *content = get(t->unit, "memory.swap.max");
+                g_assert_cmpstr(content, ==, want);
+                g_assert_cmpint(h->files[0].fd, ==, -1);
+        }
+}
+
+/* The mount point of cgroup2, or NULL. */
+static char *cgroup2_mount(void) {
+        g_autofree char *text = NULL;
+        if (!g_file_get_contents("/proc/self/mountinfo", &text, NULL, NULL))
+                return NULL;
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+        for (char **l = lines; *l; l++) {
+                g_auto(GStrv) f = g_strsplit(*l, " ", -1);
+                guint n = g_strv_length(f);
+                for (guint i = 6; i + 1 < n; i++)
+                        if (streq(f[i], "-") && streq(f[i + 1], "cgroup2"))
+                                return g_strdup(f[4]);
+        }
+        return NULL;
+}
+
+static void test_plan_item_free(void *p) {
+        PlanItem *item = p;
+        g_free(item->target);
+        g_free(item->value);
+        g_free(item);
+}
+
+/* One knob file to write, whatever the planner would say of it. */
+static CgroupPlan *plan_of_file(const char *file, const char *value) {
+        CgroupPlan *p = g_new0(CgroupPlan, 1);
+        PlanItem *item = g_new0(PlanItem, 1);
+
+        p->items = g_ptr_array_new_with_free_func(test_plan_item_free);
+        item->backend = BACKEND_CGROUP_FILE;
+        item->knob = -1;
+        item->target = g_strdup(file);
+        item->value = g_strdup(value);
+        g_ptr_array_add(p->items, item);
+        return p;
+}
+
+/* On cgroupfs a handle keeps a knob file open, and the next write goes
+ * through it: one write(), which the kernel takes whole. A cgroup removed
+ * and made again under the name is not written through the old file: the
+ * apply says it vanished, and the new cgroup keeps its value. */
+static void test_handle_keeps_cgroup_files(void) {
+        g_autofree char *root = cgroup2_mount();
+        g_autofree char *cg = g_strdup_printf("/pg-test-handle-%d", (int) getpid());
+        int fd;
+
+        if (!root) {
+                g_test_skip("no cgroup2 mount");
+                return;
+        }
+        g_autofree char *path = g_build_filename(root, cg, NULL);
+        if (mkdir(path, 0755) < 0) {
+                g_autofree char *why = g_strdup_printf("cannot make a cgroup in %s: %s", root, g_strerror(errno));
+                g_test_skip(why);
+                return;
+        }
+        g_autoptr(CgroupRecord) rec = cgroup_record_new(cg);
+        g_assert_cmpint(cgroup_open_dir(root, cg, &fd), ==, 0);
+        CgroupHandle *h = cgroup_handle_new(fd);
+        g_assert_true(h->keep_files);
+
+        int kept = -1;
+        const char *values[] = { "5", "3" };
+        for (size_t i = 0; i < ELEMENTSOF(values); i++) {
+                g_autoptr(ApplyReport) report = apply_report_new();
+                g_autoptr(CgroupPlan) p = plan_of_file("cgroup.max.depth", values[i]);
+                g_assert_cmpint(cgroup_apply_plan_at(h, root, cg, p, rec, 0, NULL, report), ==, 0);
+                g_autofree char *content = get(path, "cgroup.max.depth");
+                g_autofree char *want = g_strconcat(values[i], "\n", NULL);
+                g_assert_cmpstr(content, ==, want);
+                g_assert_cmpint(h->files[0].fd, >=, 0);
+                if (kept < 0)
+                        kept = h->files[0].fd;
+                g_assert_cmpint(h->files[0].fd, ==, kept);
+        }
+
+        g_assert_cmpint(rmdir(path), ==, 0);
+        g_assert_cmpint(mkdir(path, 0755), ==, 0);
+        {
+                g_autoptr(ApplyReport) report = apply_report_new();
+                g_autoptr(CgroupPlan) p = plan_of_file("cgroup.max.depth", "4");
+                g_assert_cmpint(cgroup_apply_plan_at(h, root, cg, p, rec, 0, NULL, report), ==, -ENOENT);
+                g_autofree char *content = get(path, "cgroup.max.depth");
+                g_assert_cmpstr(content, ==, "max\n");
+        }
+        cgroup_handle_free(h);
+        g_assert_cmpint(rmdir(path), ==, 0);
+}
+
 /* A crash after the record and before the write: undo finds the previous
  * value still there, writes nothing and calls nobody foreign. */
 static void test_undo_of_a_write_that_never_happened(Tree *t, gconstpointer data) {
@@ -1631,6 +1746,8 @@ int main(int argc, char **argv) {
         ADD_TREE("apply/records-all-writes-in-one-save", test_apply_records_all_writes_in_one_save);
         ADD_TREE("apply/recorded-file-written-without-read", test_apply_recorded_file_written_without_read);
         ADD_TREE("undo/write-that-never-happened", test_undo_of_a_write_that_never_happened);
+        ADD_TREE("handle/keeps-no-plain-files", test_handle_keeps_no_plain_files);
+        g_test_add_func("/cgroup-apply/handle/keeps-cgroup-files", test_handle_keeps_cgroup_files);
         g_test_add_func("/cgroup-apply/path/validate", test_path_validate);
         ADD_TREE("path/apply-rejects-dotdot", test_apply_rejects_dotdot);
         ADD_TREE("sync-knob-file-writes-only-a-difference", test_sync_knob_file_writes_only_a_difference);
