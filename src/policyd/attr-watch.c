@@ -18,7 +18,9 @@ typedef struct WatchedParent {
         int dir_fd;      /* its directory, for openat() of a child that changed */
         char *cgroup;
         ino_t ino;       /* of the directory watched: a new one under the same name needs a new watch */
-        GHashTable *children; /* child's name → WatchedChild*, borrowed */
+        /* child's name → WatchedChild*, borrowed: the first of those with
+         * that cgroup (same_name links the others) */
+        GHashTable *children;
 } WatchedParent;
 
 /* One subject's cgroup, and the parent that reports it. */
@@ -33,6 +35,9 @@ typedef struct WatchedChild {
          * is opened. */
         CgroupHandle *handle;
         bool changed;           /* listed for the manager in this wakeup */
+        /* The next subject of the same cgroup, such as user@UID.service and
+         * its manager's -.slice. */
+        struct WatchedChild *same_name;
 } WatchedChild;
 
 /* Kept open at most: each holds up to three file descriptors (its directory
@@ -86,7 +91,33 @@ static void close_children_of(AttrWatch *w, WatchedParent *parent) {
 
         g_hash_table_iter_init(&it, parent->children);
         while (g_hash_table_iter_next(&it, NULL, &value))
-                close_child(w, value);
+                for (WatchedChild *c = value; c; c = c->same_name)
+                        close_child(w, c);
+}
+
+static void parent_add_child(WatchedParent *parent, WatchedChild *c) {
+        c->parent = parent;
+        c->same_name = g_hash_table_lookup(parent->children, c->name);
+        /* replace: the key is the new first one's name */
+        g_hash_table_replace(parent->children, (char *) c->name, c);
+}
+
+static void parent_remove_child(WatchedParent *parent, WatchedChild *c) {
+        WatchedChild *first = g_hash_table_lookup(parent->children, c->name);
+
+        if (first == c) {
+                if (c->same_name)
+                        g_hash_table_replace(parent->children, (char *) c->same_name->name, c->same_name);
+                else
+                        g_hash_table_remove(parent->children, c->name);
+        } else
+                for (WatchedChild *p = first; p; p = p->same_name)
+                        if (p->same_name == c) {
+                                p->same_name = c->same_name;
+                                break;
+                        }
+        c->same_name = NULL;
+        c->parent = NULL;
 }
 
 /* "/a/b" → "/a"; "/a" → "/". */
@@ -101,10 +132,13 @@ static void drop_parent(AttrWatch *w, WatchedParent *parent, bool remove_watch) 
         gpointer value;
 
         g_hash_table_iter_init(&it, parent->children);
-        while (g_hash_table_iter_next(&it, NULL, &value)) {
-                close_child(w, value);
-                ((WatchedChild *) value)->parent = NULL;
-        }
+        while (g_hash_table_iter_next(&it, NULL, &value))
+                for (WatchedChild *c = value, *next; c; c = next) {
+                        next = c->same_name;
+                        close_child(w, c);
+                        c->parent = NULL;
+                        c->same_name = NULL;
+                }
         if (remove_watch)
                 (void) inotify_rm_watch(w->inotify_fd, parent->wd);
         g_hash_table_remove(w->by_wd, GINT_TO_POINTER(parent->wd));
@@ -118,9 +152,10 @@ static void unwatch_child(AttrWatch *w, const char *key) {
                 return;
         close_child(w, c);
         if (c->parent) {
-                g_hash_table_remove(c->parent->children, c->name);
-                if (g_hash_table_size(c->parent->children) == 0)
-                        drop_parent(w, c->parent, true);
+                WatchedParent *parent = c->parent;
+                parent_remove_child(parent, c);
+                if (g_hash_table_size(parent->children) == 0)
+                        drop_parent(w, parent, true);
         }
         g_hash_table_remove(w->children, key); /* frees it */
 }
@@ -228,7 +263,7 @@ static int on_deadline(sd_event_source *source, uint64_t usec, void *userdata) {
                         g_hash_table_iter_remove(&it);
                 }
         for (guint i = 0; i < due->len; i++)
-                manager_cgroup_attributes_changed(w->manager, g_ptr_array_index(due, i), true);
+                (void) manager_cgroup_attributes_changed(w->manager, g_ptr_array_index(due, i), true);
         arm_deadline_timer(w);
         return 0;
 }
@@ -279,9 +314,8 @@ void attr_watch_subject_applied(AttrWatch *w, const Subject *s, uint64_t focus_d
         c->key = g_strdup(key);
         c->cgroup = g_strdup(s->cgroup);
         c->name = strrchr(c->cgroup, '/') + 1;
-        c->parent = parent;
         g_hash_table_insert(w->children, c->key, c);
-        g_hash_table_insert(parent->children, (char *) c->name, c);
+        parent_add_child(parent, c);
 }
 
 CgroupHandle *attr_watch_cgroup(AttrWatch *w, const char *key, const char *cgroup, bool keep) {
@@ -333,19 +367,12 @@ static void unwatch_all(AttrWatch *w) {
 #define ATTRIBUTE_WAKEUPS_INTERVAL_USEC 1000000
 #define ATTRIBUTE_WAKEUPS_BURST 20
 
-/* Each changed cgroup's subject once, to the manager, after all events are
- * read: the applies write xattrs of their own, whose events come in the
- * next wakeup, not in this loop. Applying may drop or replace entries of
- * the tables, so the keys are copies. */
-static int on_inotify(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
-        AttrWatch *w = userdata;
+/* Reads at most max_reads buffers of events, and lists each changed
+ * child's key once in changed. */
+static void read_events(AttrWatch *w, int fd, unsigned max_reads, GPtrArray *changed, bool *overflow) {
         char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-        g_autoptr(GPtrArray) changed = g_ptr_array_new_with_free_func(g_free);
-        bool overflow = false;
-        GHashTableIter it;
-        gpointer value;
 
-        for (unsigned i = 0; i < READS_PER_WAKEUP; i++) {
+        for (unsigned i = 0; i < max_reads; i++) {
                 ssize_t n = read(fd, buf, sizeof(buf));
                 if (n <= 0)
                         break;
@@ -360,7 +387,7 @@ static int on_inotify(sd_event_source *source, int fd, uint32_t revents, void *u
 
                         p += sizeof(struct inotify_event) + e->len;
                         if (e->mask & IN_Q_OVERFLOW)
-                                overflow = true;
+                                *overflow = true;
                         else if (!parent)
                                 continue;
                         else if (e->mask & IN_IGNORED)
@@ -369,19 +396,32 @@ static int on_inotify(sd_event_source *source, int fd, uint32_t revents, void *u
                                 drop_parent(w, parent, false);
                         else if (e->len == 0 || !(c = g_hash_table_lookup(parent->children, e->name)))
                                 continue;
-                        else if (e->mask & IN_DELETE)
-                                /* Read before the events after it: a cgroup made
-                                 * again under the name is opened anew. */
-                                close_child(w, c);
-                        else if ((e->mask & IN_ATTRIB) && !c->changed) {
-                                c->changed = true;
-                                g_ptr_array_add(changed, g_strdup(c->key));
-                        }
+                        else
+                                for (; c; c = c->same_name)
+                                        if (e->mask & IN_DELETE)
+                                                /* Read before the events after it: a cgroup
+                                                 * made again under the name is opened anew. */
+                                                close_child(w, c);
+                                        else if ((e->mask & IN_ATTRIB) && !c->changed) {
+                                                c->changed = true;
+                                                g_ptr_array_add(changed, g_strdup(c->key));
+                                        }
                 }
                 if (drained)
                         break;
         }
+}
+
+/* Each changed cgroup's subject once, to the manager, after all events are
+ * read. Applying may drop or replace entries of the tables, so the keys
+ * are copies. Returns whether any was applied. */
+static bool hand_over(AttrWatch *w, GPtrArray *changed, bool overflow) {
+        bool applied = false;
+
         if (overflow) {
+                GHashTableIter it;
+                gpointer value;
+
                 log_info("Missed cgroup attribute changes (inotify queue overflow): reading every watched cgroup's "
                          "attributes again.");
                 g_hash_table_iter_init(&it, w->children);
@@ -395,13 +435,31 @@ static int on_inotify(sd_event_source *source, int fd, uint32_t revents, void *u
                         }
                 }
         }
-
         for (guint i = 0; i < changed->len; i++) {
                 WatchedChild *c = g_hash_table_lookup(w->children, g_ptr_array_index(changed, i));
                 c->changed = false;
         }
         for (guint i = 0; i < changed->len; i++)
-                manager_cgroup_attributes_changed(w->manager, g_ptr_array_index(changed, i), false);
+                applied |= manager_cgroup_attributes_changed(w->manager, g_ptr_array_index(changed, i), false);
+        return applied;
+}
+
+static int on_inotify(sd_event_source *source, int fd, uint32_t revents, void *userdata) {
+        AttrWatch *w = userdata;
+        g_autoptr(GPtrArray) changed = g_ptr_array_new_with_free_func(g_free);
+        bool overflow = false;
+
+        read_events(w, fd, READS_PER_WAKEUP, changed, &overflow);
+        if (!hand_over(w, changed, overflow))
+                return 0;
+        /* The applies wrote xattrs (the group tag), whose events are queued
+         * already: fsnotify is synchronous. They are read now rather than
+         * after another turn of the loop, the cost of every focus change.
+         * Once: what that applies again waits for the next wakeup. */
+        g_ptr_array_set_size(changed, 0);
+        overflow = false;
+        read_events(w, fd, 1, changed, &overflow);
+        (void) hand_over(w, changed, overflow);
         return 0;
 }
 

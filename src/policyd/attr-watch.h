@@ -11,7 +11,8 @@
  * (policy_set_reads_attributes()). A change is handed to
  * manager_cgroup_attributes_changed(), which reads the attributes again and
  * applies only when they differ from those of the last resolution: policyd's
- * own writes (the group tag, [Attributes]) wake it, but change nothing.
+ * own writes (the group tag, [Attributes]) raise events too, read back in
+ * the same wakeup as the apply, and change nothing.
  *
  * InactiveFor= needs time to pass, not a change: one timer, at the earliest
  * time an InactiveFor= starts to hold for a subject (Resolution's

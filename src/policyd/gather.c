@@ -115,10 +115,16 @@ static char *attributes_seen(const CandidateData *d, const char *request) {
 
         if (d->c.owner_known)
                 g_string_append_printf(out, "owner=%" PRIu32 "\n", d->c.owner_uid);
-        for (const char *const *x = d->c.xattrs; x && *x; x++)
-                g_string_append_printf(out, "%s\n", *x);
-        if (request)
-                g_string_append_printf(out, "%s=%s\n", POLICY_REQUEST_XATTR, request);
+        /* No printf for the rest: this runs at every focus change. */
+        for (const char *const *x = d->c.xattrs; x && *x; x++) {
+                g_string_append(out, *x);
+                g_string_append_c(out, '\n');
+        }
+        if (request) {
+                g_string_append(out, POLICY_REQUEST_XATTR "=");
+                g_string_append(out, request);
+                g_string_append_c(out, '\n');
+        }
         return g_string_free(out, false);
 }
 

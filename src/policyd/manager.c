@@ -199,12 +199,12 @@ void manager_forget_unit(Manager *m, const char *unit) {
         g_hash_table_remove(m->subjects, unit);
 }
 
-void manager_cgroup_attributes_changed(Manager *m, const char *key, bool deadline) {
+bool manager_cgroup_attributes_changed(Manager *m, const char *key, bool deadline) {
         Subject *s = manager_find_subject(m, key);
         CandidateData d = {};
 
         if (!s || isempty(s->cgroup) || !subject_is_running(s))
-                return;
+                return false;
         /* One directory for the read and the writes, the watch's: a focus
          * change is on the path of the user's every click, and a walk from
          * the root is five syscalls. A deadline comes with no event, so
@@ -213,13 +213,14 @@ void manager_cgroup_attributes_changed(Manager *m, const char *key, bool deadlin
         gather_attributes(s, cgroup ? cgroup->dir_fd : -1, &d);
         if (!deadline && streq_ptr(d.attributes_seen, s->attributes_seen)) {
                 candidate_data_clear(&d);
-                return;
+                return false;
         }
         log_context(LOG_DEBUG, 0, subject_name(s), NULL, NULL, 0, "%s of cgroup %s: resolving again",
                     deadline ? "InactiveFor= reached" : "Attributes changed", s->cgroup);
         /* What was just read is what the apply resolves with. */
         subject_apply_gathered(s, &d, cgroup);
         candidate_data_clear(&d);
+        return true;
 }
 
 void manager_systemd_reloaded(SystemdLink *l) {

@@ -119,8 +119,9 @@ SystemdLink *manager_link_of(Manager *m, const Subject *s);
 void manager_forget_unit(Manager *m, const char *unit);
 /* The xattrs, owner or mode of the subject's cgroup changed (attr-watch.c):
  * applies again if what matching reads of them changed, or (deadline) in
- * any case: the time an InactiveFor= waited for has come. */
-void manager_cgroup_attributes_changed(Manager *m, const char *key, bool deadline);
+ * any case: the time an InactiveFor= waited for has come. Returns whether
+ * it applied. */
+bool manager_cgroup_attributes_changed(Manager *m, const char *key, bool deadline);
 /* Writes the records the intent log holds to their files, and empties it
  * (subject.c; at a moment after the last line, and at exit). */
 void manager_checkpoint_records(Manager *m);

@@ -297,6 +297,9 @@ chown 65534:65534 "$cg/delegated.scope"
 # Self-requests: allowed group on a Delegate=yes unit joins; a Delegate=no
 # unit, or a group that does not allow it, does not.
 mkdir "$cg/self-ok.service" "$cg/self-nodelegate.service" "$cg/self-notallowed.service" "$cg/flip.scope"
+# Two units of one cgroup, as user@UID.service and its manager's -.slice,
+# alone in their parent.
+mkdir -p "$cg/sh.slice/shared.scope"
 # A group that matches x=a and writes x=b, on a cgroup that has x=a.
 setfattr -n user.test.x -v a "$cg/flip.scope"
 setfattr -n user.policy.request -v selfok "$cg/self-ok.service"
@@ -310,6 +313,8 @@ self-ok.service ControlGroup=$rel/self-ok.service Slice=test.slice Delegate=yes 
 self-nodelegate.service ControlGroup=$rel/self-nodelegate.service Slice=test.slice Delegate=no User=nobody
 self-notallowed.service ControlGroup=$rel/self-notallowed.service Slice=test.slice Delegate=yes User=nobody
 flip.scope ControlGroup=$rel/flip.scope Slice=test.slice
+shared-a.scope ControlGroup=$rel/sh.slice/shared.scope Slice=sh.slice
+shared-b.scope ControlGroup=$rel/sh.slice/shared.scope Slice=sh.slice
 EOF
 rm -f /run/policy.d/*
 put /run/policy.d/mark.policy '[Match]\nXAttr=user.test.mark=1\n[Attributes]\nXAttr=user.test.marked=yes\n'
@@ -320,7 +325,8 @@ put /run/policy.d/flip.policy '[Match]\nXAttr=user.test.x=a\n[Attributes]\nXAttr
 start_fake
 start_policyd || not_ok "policyd starts" "$(policyd_log)"
 # Every unit is applied once explain knows its cgroup (set with the reply, then applied).
-for u in rootowned.scope delegated.scope self-ok.service self-nodelegate.service self-notallowed.service flip.scope; do
+for u in rootowned.scope delegated.scope self-ok.service self-nodelegate.service self-notallowed.service flip.scope \
+        shared-a.scope shared-b.scope; do
         wait_for 10 knows_cgroup "$u" \
                 || not_ok "policyd reads $u" "$("$policyctl" explain $u 2>&1)"
 done
@@ -365,6 +371,29 @@ check_membership "a cgroup made again under its name is read anew when its attri
 setfattr -x user.test.mark "$cg/rootowned.scope"
 wait_for 10 membership_is rootowned.scope "(none)"
 check_membership "and leaves again when the attribute goes" rootowned.scope "(none)"
+
+# Both units of one cgroup follow its attributes, and the one left still
+# does after the other is gone: its parent stays watched.
+watched_dirs() { "$policyctl" status | sed -n 's/.*inotify IN_ATTRIB on \([0-9]*\) directories.*/\1/p'; }
+resolved_again() { grep -c "$1.*resolving again" "$tmp/policyd.log"; }
+resolved_more() { [ "$(resolved_again "$1")" -gt "$2" ]; }
+for gone in shared-a.scope shared-b.scope; do
+        left=shared-b.scope; [ "$gone" = shared-b.scope ] && left=shared-a.scope
+        sh_dirs=$(watched_dirs)
+        control RemoveUnit s "$gone" > /dev/null
+        wait_for 10 sh -c "! \"$policyctl\" explain $gone > /dev/null 2>&1"
+        before=$(resolved_again "$left")
+        setfattr -n user.test.mark -v "$gone" "$cg/sh.slice/shared.scope"
+        if wait_for 10 resolved_more "$left" "$before" && [ "$(watched_dirs)" = "$sh_dirs" ]; then
+                ok "after $gone is gone, $left of the same cgroup still follows its attributes"
+        else
+                not_ok "after $gone is gone, $left of the same cgroup still follows its attributes" \
+                        "'resolving again' for $left: $before, then $(resolved_again "$left")" \
+                        "watched directories: $sh_dirs, then $(watched_dirs)"
+        fi
+        control AddUnit s "$gone ControlGroup=$rel/sh.slice/shared.scope Slice=sh.slice" > /dev/null
+        wait_for 10 knows_cgroup "$gone" || not_ok "policyd reads $gone again" "$("$policyctl" explain "$gone" 2>&1)"
+done
 
 # policyd's own write of x=b is no input: flip.scope stays in flip, and
 # policyd does not resolve it again and again.
