@@ -352,12 +352,15 @@ v=$(xattr "$cg/delegated.scope" user.test.marked)
 # sends no signal here): the owner's attribute selects a group that allows
 # it, and a cgroup leaves when its attribute goes.
 membership_is() { [ "$(xattr "$cg/$1" user.policy.group)" = "$2" ]; }
-setfattr -n user.test.open -v 1 "$cg/delegated.scope"
-wait_for 10 membership_is delegated.scope open
-check_membership "the owner's attribute selects an AllowSelfAssign=yes group, once set" delegated.scope open
-setfattr -x user.test.mark "$cg/rootowned.scope"
-wait_for 10 membership_is rootowned.scope "(none)"
-check_membership "a cgroup leaves when its [Match] attribute goes" rootowned.scope "(none)"
+attribute_moves() { # name, unit, the group it is then in, setfattr's arguments…
+        local name=$1 unit=$2 want=$3; shift 3
+        setfattr "$@" "$cg/$unit"
+        wait_for 10 membership_is "$unit" "$want"
+        check_membership "$name" "$unit" "$want"
+}
+attribute_moves "the owner's attribute selects an AllowSelfAssign=yes group, once set" delegated.scope open \
+        -n user.test.open -v 1
+attribute_moves "a cgroup leaves when its [Match] attribute goes" rootowned.scope "(none)" -x user.test.mark
 v=$(xattr "$cg/rootowned.scope" user.test.marked)
 [ "$v" = "(none)" ] && ok "and what the group wrote is undone" || not_ok "and what the group wrote is undone" "user.test.marked=$v"
 
@@ -365,12 +368,9 @@ v=$(xattr "$cg/rootowned.scope" user.test.marked)
 # attribute then set: read and written there, not through the directory
 # policyd kept open since the last change.
 rmdir "$cg/rootowned.scope" && mkdir "$cg/rootowned.scope"
-setfattr -n user.test.mark -v 1 "$cg/rootowned.scope"
-wait_for 10 membership_is rootowned.scope mark
-check_membership "a cgroup made again under its name is read anew when its attributes change" rootowned.scope mark
-setfattr -x user.test.mark "$cg/rootowned.scope"
-wait_for 10 membership_is rootowned.scope "(none)"
-check_membership "and leaves again when the attribute goes" rootowned.scope "(none)"
+attribute_moves "a cgroup made again under its name is read anew when its attributes change" rootowned.scope mark \
+        -n user.test.mark -v 1
+attribute_moves "and leaves again when the attribute goes" rootowned.scope "(none)" -x user.test.mark
 
 # Both units of one cgroup follow its attributes, and the one left still
 # does after the other is gone: its parent stays watched.
