@@ -9,9 +9,9 @@
 #include <sys/capability.h>
 #include <sys/stat.h>
 
-#include <libmount/libmount.h>
 #include <systemd/sd-daemon.h>
 
+#include "cgroupfs.h"
 #include "log.h"
 #include "manager.h"
 #include "util.h"
@@ -95,40 +95,6 @@ static int parse_argv(int argc, char **argv) {
         return 1;
 }
 
-typedef struct libmnt_table MountTable;
-typedef struct libmnt_iter MountIter;
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(MountTable, mnt_unref_table)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(MountIter, mnt_free_iter)
-
-/* Never assume /sys/fs/cgroup: find the cgroup2 mount. */
-static int find_cgroup2_mount(char **ret) {
-        g_autoptr(MountTable) table = mnt_new_table();
-        g_autoptr(MountIter) iter = mnt_new_iter(MNT_ITER_FORWARD);
-        g_autofree char *found = NULL;
-        struct libmnt_fs *fs;
-        int r;
-
-        if (!table || !iter)
-                return -ENOMEM;
-        r = mnt_table_parse_mtab(table, "/proc/self/mountinfo");
-        if (r < 0)
-                return r;
-        while (mnt_table_next_fs(table, iter, &fs) == 0) {
-                const char *target = mnt_fs_get_target(fs);
-                if (!streq_ptr(mnt_fs_get_fstype(fs), "cgroup2") || !target)
-                        continue;
-                /* The unified hierarchy at /sys/fs/cgroup beats a hybrid's "unified". */
-                if (!found || streq(target, "/sys/fs/cgroup")) {
-                        g_free(found);
-                        found = g_strdup(target);
-                }
-        }
-        if (!found)
-                return -ENOMEDIUM;
-        *ret = TAKE_PTR(found);
-        return 0;
-}
-
 static bool has_capability(cap_t caps, cap_value_t cap) {
         cap_flag_value_t v = CAP_CLEAR;
         return caps && cap_get_flag(caps, cap, CAP_EFFECTIVE, &v) == 0 && v == CAP_SET;
@@ -158,7 +124,7 @@ static int preflight(char **ret_cgroup_root) {
         g_autofree char *controllers = NULL;
         int r;
 
-        r = find_cgroup2_mount(&root);
+        r = cgroupfs_find_mount(&root);
         if (r < 0)
                 return log_error_errno(r, "No cgroup v2 hierarchy is mounted; policyd needs the unified hierarchy: %m");
 

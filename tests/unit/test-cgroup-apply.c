@@ -15,6 +15,7 @@
 #include <glib/gstdio.h>
 
 #include "cgroup-apply.h"
+#include "cgroupfs.h"
 #include "util.h"
 
 #define UNIT "/system.slice/foo.service"
@@ -990,22 +991,6 @@ static void test_handle_keeps_no_plain_files(Tree *t, gconstpointer data) {
         }
 }
 
-/* The mount point of cgroup2, or NULL. */
-static char *cgroup2_mount(void) {
-        g_autofree char *text = NULL;
-        if (!g_file_get_contents("/proc/self/mountinfo", &text, NULL, NULL))
-                return NULL;
-        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-        for (char **l = lines; *l; l++) {
-                g_auto(GStrv) f = g_strsplit(*l, " ", -1);
-                guint n = g_strv_length(f);
-                for (guint i = 6; i + 1 < n; i++)
-                        if (streq(f[i], "-") && streq(f[i + 1], "cgroup2"))
-                                return g_strdup(f[4]);
-        }
-        return NULL;
-}
-
 static void test_plan_item_free(void *p) {
         PlanItem *item = p;
         g_free(item->target);
@@ -1032,11 +1017,11 @@ static CgroupPlan *plan_of_file(const char *file, const char *value) {
  * and made again under the name is not written through the old file: the
  * apply says it vanished, and the new cgroup keeps its value. */
 static void test_handle_keeps_cgroup_files(void) {
-        g_autofree char *root = cgroup2_mount();
+        g_autofree char *root = NULL;
         g_autofree char *cg = g_strdup_printf("/pg-test-handle-%d", (int) getpid());
         int fd;
 
-        if (!root) {
+        if (cgroupfs_find_mount(&root) < 0) {
                 g_test_skip("no cgroup2 mount");
                 return;
         }
