@@ -14,6 +14,10 @@
  * own writes (the group tag, [Attributes]) raise events too, read back in
  * the same wakeup as the apply, and change nothing.
  *
+ * A cgroup whose attributes changed is kept open (attr_watch_cgroup()), its
+ * next change being likely (focus comes and goes): the same watch's
+ * IN_DELETE closes it when the cgroup is removed.
+ *
  * InactiveFor= needs time to pass, not a change: one timer, at the earliest
  * time an InactiveFor= starts to hold for a subject (Resolution's
  * focus_deadline_usec), set only while some subject waits for one. */
