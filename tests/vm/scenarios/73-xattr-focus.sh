@@ -144,5 +144,18 @@ out=$(busctl call org.policygroups.PolicyGroups1 /org/policygroups/PolicyGroups1
         org.policygroups.PolicyGroups1.Manager Unsubscribe 2>&1) && fail "Unsubscribe without Subscribe passed"
 grep -q "not subscribed" <<<"$out" || fail "Unsubscribe without Subscribe: $out"
 
+# policyd holds the app's cgroup and memory.swap.high open since its focus
+# changed. A restart makes a new cgroup under the same path (systemd's
+# rmdir and mkdir): focus there reaches the new one, in the tag and in the
+# knob file, and again on the next change.
+systemctl restart pgt-app-user.service
+[[ $cg$(unit_cgroup pgt-app-user.service) == "$app" ]] || fail "the restarted app has another cgroup"
+assert_no_xattr "$app" user.policy.group
+flip -1 pgt-fg
+wait_for "the restarted app's SwapHigh is pgt-fg's" file_is "$app/memory.swap.high" 10485760
+flip "$(monotonic_usec)" pgt-bg
+wait_for "and pgt-bg's after the next change" file_is "$app/memory.swap.high" 20971520
+echo "ok: a restarted app's new cgroup follows focus"
+
 systemctl is-active --quiet policyd.service || fail "policyd is not running"
 echo "ok: focus followed"
