@@ -14,11 +14,16 @@
 
 int read_full_file(const char *path, char **ret, size_t *ret_size) {
         _cleanup_close_ int fd = -1;
-        struct stat st;
 
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return -errno;
+        return read_full_fd(fd, ret, ret_size);
+}
+
+int read_full_fd(int fd, char **ret, size_t *ret_size) {
+        struct stat st;
+
         if (fstat(fd, &st) < 0)
                 return -errno;
         if (S_ISDIR(st.st_mode))

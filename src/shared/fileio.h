@@ -10,6 +10,9 @@
  * NUL-terminated; ret_size does not count the NUL. */
 int read_full_file(const char *path, char **ret, size_t *ret_size);
 
+/* The same from an open descriptor, which stays open. */
+int read_full_fd(int fd, char **ret, size_t *ret_size);
+
 typedef enum WriteFileFlags {
         /* fsync() before the rename: the file must survive a crash of the
          * machine, not only of the program. */

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "config-trust.h"
 #include "policy-load.h"
 #include "util.h"
 
@@ -60,22 +61,11 @@ bool config_file_is_masked(const char *path) {
 }
 
 bool config_file_is_trusted(const char *path, Diagnostics *diags) {
-        struct stat st;
+        _cleanup_close_ int fd = -1;
+        int r;
 
-        if (stat(path, &st) < 0)
-                return true; /* the read that follows reports it */
-        if (st.st_uid != 0 && st.st_uid != geteuid()) {
-                diagnostics_add(diags, DIAGNOSTIC_WARNING, path, 0,
-                                "File is owned by uid %u, not by root, refusing it", (unsigned) st.st_uid);
-                return false;
-        }
-        if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-                diagnostics_add(diags, DIAGNOSTIC_WARNING, path, 0,
-                                "File is writable by %s (mode %04o), refusing it",
-                                st.st_mode & S_IWOTH ? "others" : "its group", (unsigned) (st.st_mode & 07777));
-                return false;
-        }
-        return true;
+        r = config_file_open_trusted(path, diags, &fd);
+        return r != -EPERM; /* other errors: the read that follows reports them */
 }
 
 /* Adds the *.conf drop-ins of a NAME.d directory from dirpath into seen (basename → path) unless
@@ -582,7 +572,7 @@ static int policy_group_apply_file(PolicyGroup *g, const char *path, Diagnostics
         g_autoptr(ConfFile) f = NULL;
         int r;
 
-        r = conf_parse_file(path, &f, diags);
+        r = config_file_parse_trusted(path, &f, diags);
         if (r < 0)
                 return r;
         /* Where systemd would refuse a unit file, the whole policy file goes,
@@ -604,9 +594,6 @@ PolicyGroup *policy_group_load(const ConfigSource *source, Diagnostics *diags) {
                                 "Invalid group name '%s': %s; ignoring the file", source->name, why);
                 return NULL;
         }
-        if (!config_file_is_trusted(source->file, diags))
-                return NULL;
-
         g_autoptr(PolicyGroup) g = policy_group_new(source->name);
         g->file = g_strdup(source->file);
         /* Without its main file a group would silently fall back to
@@ -616,8 +603,6 @@ PolicyGroup *policy_group_load(const ConfigSource *source, Diagnostics *diags) {
 
         for (guint i = 0; i < source->dropins->len; i++) {
                 const char *p = g_ptr_array_index(source->dropins, i);
-                if (!config_file_is_trusted(p, diags))
-                        continue;
                 if (policy_group_apply_file(g, p, diags) >= 0)
                         g_ptr_array_add(g->dropins, g_strdup(p));
         }
@@ -774,9 +759,7 @@ void daemon_config_load_file(DaemonConfig *c, const ConfFile *f, Diagnostics *di
 static void daemon_config_apply_path(DaemonConfig *c, const char *path, Diagnostics *diags) {
         g_autoptr(ConfFile) f = NULL;
 
-        if (!config_file_is_trusted(path, diags))
-                return;
-        if (conf_parse_file(path, &f, diags) < 0 || f->refused)
+        if (config_file_parse_trusted(path, &f, diags) < 0 || f->refused)
                 return;
         daemon_config_load_file(c, f, diags);
 }
@@ -864,8 +847,7 @@ int policy_file_verify(const char *path, Diagnostics *diags) {
                                         "Masks drop-ins of this name in weaker directories");
                         return 0;
                 }
-                if (config_file_is_trusted(path, diags))
-                        policy_group_apply_file(g, path, diags);
+                (void) policy_group_apply_file(g, path, diags);
                 return 0;
         }
 

@@ -9,6 +9,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
+#include "config-trust.h"
 #include "policy-load.h"
 
 typedef struct Tree {
@@ -242,6 +243,110 @@ static void test_root_prefix_is_honoured(Tree *t, gconstpointer data) {
         g_assert_null(policy_set_get(host, "only-in-tree-4711"));
 }
 
+/* The rule alone: who may own and write a file or a directory on the way. */
+static void test_inode_trust_table(void) {
+        static const struct {
+                mode_t mode;
+                uid_t owner;
+                bool trusted;
+        } rows[] = {
+                { S_IFREG | 0644, 0, true },
+                { S_IFREG | 0600, 1000, true },    /* the caller's own */
+                { S_IFREG | 0644, 4242, false },   /* somebody else's */
+                { S_IFREG | 0664, 0, false },
+                { S_IFREG | 0646, 0, false },
+                { S_IFDIR | 0755, 0, true },
+                { S_IFDIR | 0775, 0, false },
+                { S_IFDIR | 0777, 0, false },
+                { S_IFDIR | 01777, 0, true },      /* /tmp: others add names, never replace ours */
+                { S_IFDIR | 01777, 4242, false },  /* but not someone else's sticky directory */
+                { S_IFDIR | 0755, 1000, true },
+                { S_IFLNK | 0777, 0, true },       /* a link's mode means nothing */
+                { S_IFLNK | 0777, 4242, false },
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(rows); i++) {
+                struct stat st = { .st_mode = rows[i].mode, .st_uid = rows[i].owner };
+                const char *why = NULL;
+                bool trusted = config_inode_trusted(&st, 1000, &why);
+                if (trusted != rows[i].trusted)
+                        g_error("row %zu (mode %o, uid %u): expected %s, got %s (%s)", i, (unsigned) rows[i].mode,
+                                (unsigned) rows[i].owner, rows[i].trusted ? "trusted" : "refused",
+                                trusted ? "trusted" : "refused", why ? why : "-");
+                g_assert_true(trusted || why);
+        }
+}
+
+static bool has_warning(Diagnostics *d, const char *needle) {
+        for (guint i = 0; i < d->items->len; i++) {
+                const Diagnostic *diag = g_ptr_array_index(d->items, i);
+                if (strstr(diag->message, needle))
+                        return true;
+        }
+        return false;
+}
+
+/* Whoever may write a directory on the way may swap the file for another. */
+static void test_writable_directory_is_refused(Tree *t, gconstpointer data) {
+        g_autoptr(Diagnostics) d = diagnostics_new();
+        put(t, "etc/policy.d/a.policy", "[PolicyGroup]\n");
+        put(t, "run/policy.d/b.policy", "[PolicyGroup]\n");
+        put(t, "usr/lib/policy.d/c.policy", "[PolicyGroup]\n");
+        g_autofree char *etc = g_build_filename(t->root, "etc/policy.d", NULL);
+        g_autofree char *run = g_build_filename(t->root, "run", NULL);
+        g_autofree char *usr = g_build_filename(t->root, "usr/lib/policy.d", NULL);
+        g_assert_cmpint(chmod(etc, 0777), ==, 0);
+        g_assert_cmpint(chmod(run, 0775), ==, 0);
+        g_assert_cmpint(chmod(usr, 01777), ==, 0); /* sticky: allowed */
+        g_autoptr(PolicySet) set = load(t, d);
+        g_assert_null(policy_set_get(set, "a"));
+        g_assert_null(policy_set_get(set, "b"));
+        must_get(set, "c");
+        g_assert_cmpuint(diagnostics_count(d, DIAGNOSTIC_WARNING), ==, 2);
+        g_assert_true(has_warning(d, "writable by others (mode 0777)"));
+        g_assert_true(has_warning(d, "writable by its group (mode 0775)"));
+}
+
+static void test_directory_of_another_user_is_refused(Tree *t, gconstpointer data) {
+        if (geteuid() != 0) {
+                g_test_skip("needs root to chown a directory to another user");
+                return;
+        }
+        g_autoptr(Diagnostics) d = diagnostics_new();
+        put(t, "etc/policy.d/a.policy", "[PolicyGroup]\n");
+        g_autofree char *etc = g_build_filename(t->root, "etc/policy.d", NULL);
+        g_assert_cmpint(chown(etc, 4242, 4242), ==, 0);
+        g_autoptr(PolicySet) set = load(t, d);
+        g_assert_null(policy_set_get(set, "a"));
+        g_assert_true(has_warning(d, "owned by uid 4242"));
+}
+
+/* A link in a trusted directory was made by root: its target counts, if
+ * its own way is trusted too. */
+static void test_symlink_follows_only_trusted_ways(Tree *t, gconstpointer data) {
+        g_autoptr(Diagnostics) d = diagnostics_new();
+        put(t, "usr/share/good/x.policy", "[PolicyGroup]\nPriority=7\n");
+        put(t, "scratch/y.policy", "[PolicyGroup]\nPriority=8\n");
+        g_autofree char *scratch = g_build_filename(t->root, "scratch", NULL);
+        g_assert_cmpint(chmod(scratch, 0777), ==, 0);
+        g_autofree char *good = g_build_filename(t->root, "usr/share/good/x.policy", NULL);
+        g_autofree char *bad = g_build_filename(t->root, "scratch/y.policy", NULL);
+        put_symlink(t, "etc/policy.d/linked.policy", good);
+        put_symlink(t, "etc/policy.d/swapped.policy", bad);
+        put_symlink(t, "etc/policy.d/relative.policy", "../../usr/share/good/x.policy");
+        g_autoptr(PolicySet) set = load(t, d);
+        g_assert_cmpuint(must_get(set, "linked")->priority, ==, 7);
+        g_assert_cmpuint(must_get(set, "relative")->priority, ==, 7);
+        g_assert_null(policy_set_get(set, "swapped"));
+        g_assert_true(has_warning(d, "writable by others (mode 0777)"));
+}
+
+static void test_symlink_loop_is_an_error(Tree *t, gconstpointer data) {
+        g_autoptr(Diagnostics) d = diagnostics_new();
+        put_symlink(t, "etc/policy.d/loop.policy", "loop.policy");
+        g_autoptr(PolicySet) set = load(t, d);
+        g_assert_null(policy_set_get(set, "loop"));
+}
+
 static void test_unreadable_dir_is_skipped(Tree *t, gconstpointer data) {
         g_autoptr(Diagnostics) d = diagnostics_new();
         put(t, "usr/lib/policy.d/a.policy", "[PolicyGroup]\n");
@@ -309,6 +414,11 @@ int main(int argc, char **argv) {
         ADD("non-policy-files-are-ignored", test_non_policy_files_are_ignored);
         ADD("writable-by-others-is-refused", test_writable_by_others_is_refused);
         ADD("owned-by-another-user-is-refused", test_owned_by_another_user_is_refused);
+        g_test_add_func("/load/inode-trust-table", test_inode_trust_table);
+        ADD("writable-directory-is-refused", test_writable_directory_is_refused);
+        ADD("directory-of-another-user-is-refused", test_directory_of_another_user_is_refused);
+        ADD("symlink-follows-only-trusted-ways", test_symlink_follows_only_trusted_ways);
+        ADD("symlink-loop-is-an-error", test_symlink_loop_is_an_error);
         ADD("root-prefix-is-honoured", test_root_prefix_is_honoured);
         ADD("unreadable-dir-is-skipped", test_unreadable_dir_is_skipped);
         ADD("bad-file-does-not-stop-others", test_bad_file_does_not_stop_others);

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "config-trust.h"
+#include "fileio.h"
+#include "util.h"
+
+/* As the kernel's own limit on links followed in one lookup. */
+#define LINKS_MAX 40
+
+bool config_inode_trusted(const struct stat *st, uid_t caller, const char **ret_why) {
+        if (st->st_uid != 0 && st->st_uid != caller) {
+                *ret_why = "not owned by root";
+                return false;
+        }
+        if (S_ISLNK(st->st_mode))
+                return true; /* its mode means nothing; its directory decides */
+        if (S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX))
+                return true;
+        if (st->st_mode & S_IWOTH) {
+                *ret_why = "writable by others";
+                return false;
+        }
+        if (st->st_mode & S_IWGRP) {
+                *ret_why = "writable by its group";
+                return false;
+        }
+        return true;
+}
+
+static int refuse(Diagnostics *diags, const char *path, const char *dir, const char *why, const struct stat *st) {
+        g_autofree char *what = streq(why, "not owned by root")
+                ? g_strdup_printf("owned by uid %u, not by root", (unsigned) st->st_uid)
+                : g_strdup_printf("%s (mode %04o)", why, (unsigned) (st->st_mode & 07777));
+
+        if (dir)
+                diagnostics_add(diags, DIAGNOSTIC_WARNING, path, 0,
+                                "Directory %s on the way to this file is %s, refusing it", dir, what);
+        else
+                diagnostics_add(diags, DIAGNOSTIC_WARNING, path, 0, "File is %s, refusing it", what);
+        return -EPERM;
+}
+
+/* Opens the directory a walk starts from and checks it. */
+static int open_start(const char *path, const char *file, Diagnostics *diags, uid_t caller, int *ret_fd) {
+        const char *start = path[0] == '/' ? "/" : ".";
+        _cleanup_close_ int fd = open(start, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        struct stat st;
+        const char *why;
+
+        if (fd < 0 || fstat(fd, &st) < 0)
+                return -errno;
+        if (!config_inode_trusted(&st, caller, &why))
+                return refuse(diags, file, start, why, &st);
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}
+
+int config_file_open_trusted(const char *path, Diagnostics *diags, int *ret_fd) {
+        uid_t caller = geteuid();
+        g_autofree char *rest = g_strdup(path);
+        g_autofree char *walked = g_strdup(path[0] == '/' ? "" : ".");
+        _cleanup_close_ int dir = -1;
+        unsigned links = 0;
+        int r;
+
+        r = open_start(path, path, diags, caller, &dir);
+        if (r < 0)
+                return r;
+
+        for (;;) {
+                /* Take the next component off rest. */
+                char *p = rest;
+                while (*p == '/')
+                        p++;
+                char *end = strchrnul(p, '/');
+                bool last = true;
+                for (const char *q = end; *q; q++)
+                        if (*q != '/') {
+                                last = false;
+                                break;
+                        }
+                g_autofree char *name = g_strndup(p, (gsize) (end - p));
+                g_autofree char *tail = g_strdup(end);
+                g_free(rest);
+                rest = TAKE_PTR(tail);
+
+                if (isempty(name) || streq(name, ".")) {
+                        if (!last)
+                                continue;
+                        return -EISDIR;
+                }
+
+                struct stat st;
+                const char *why;
+                _cleanup_close_ int fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+                if (fd < 0 || fstat(fd, &st) < 0)
+                        return -errno;
+                g_autofree char *here = g_strconcat(walked, "/", name, NULL);
+
+                if (S_ISLNK(st.st_mode)) {
+                        /* dir is trusted, so root made this link: follow it,
+                         * checking its target's way from the start. */
+                        char target[PATH_MAX];
+                        ssize_t n;
+
+                        if (++links > LINKS_MAX)
+                                return -ELOOP;
+                        n = readlinkat(fd, "", target, sizeof(target) - 1);
+                        if (n < 0)
+                                return -errno;
+                        target[n] = 0;
+                        g_autofree char *joined = g_strconcat(target, "/", rest, NULL);
+                        g_free(rest);
+                        rest = TAKE_PTR(joined);
+                        if (target[0] == '/') {
+                                dir = safe_close(dir);
+                                r = open_start("/", path, diags, caller, &dir);
+                                if (r < 0)
+                                        return r;
+                                g_free(walked);
+                                walked = g_strdup("");
+                        }
+                        continue;
+                }
+
+                if (!last) {
+                        if (!S_ISDIR(st.st_mode))
+                                return -ENOTDIR;
+                        if (!config_inode_trusted(&st, caller, &why))
+                                return refuse(diags, path, here, why, &st);
+                        dir = safe_close(dir);
+                        dir = TAKE_FD(fd);
+                        g_free(walked);
+                        walked = TAKE_PTR(here);
+                        continue;
+                }
+
+                if (S_ISDIR(st.st_mode))
+                        return -EISDIR;
+                if (!S_ISREG(st.st_mode))
+                        return -EBADFD;
+                if (!config_inode_trusted(&st, caller, &why))
+                        return refuse(diags, path, NULL, why, &st);
+
+                /* The inode just checked, opened for reading: never the path again. */
+                int rfd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+                if (rfd < 0)
+                        return -errno;
+                struct stat again;
+                if (fstat(rfd, &again) < 0 || again.st_dev != st.st_dev || again.st_ino != st.st_ino) {
+                        safe_close(rfd);
+                        return -ESTALE; /* replaced between the two opens */
+                }
+                *ret_fd = rfd;
+                return 0;
+        }
+}
+
+int config_file_parse_trusted(const char *path, ConfFile **ret, Diagnostics *diags) {
+        _cleanup_close_ int fd = -1;
+        g_autofree char *data = NULL;
+        size_t size = 0;
+        int r;
+
+        r = config_file_open_trusted(path, diags, &fd);
+        if (r == -EPERM)
+                return r; /* said why */
+        if (r >= 0)
+                r = read_full_fd(fd, &data, &size);
+        if (r < 0) {
+                diagnostics_add(diags, DIAGNOSTIC_ERROR, path, 0, "Failed to read file, skipping: %s",
+                                r == -EFBIG ? "file is larger than 16 MiB" : g_strerror(-r));
+                return r;
+        }
+        *ret = conf_parse_data(path, data, size, diags);
+        return 0;
+}
