@@ -36,14 +36,18 @@ static int open_manager_dir(uid_t uid) {
                 return -EPERM;
         systemd_fd = openat(dir_fd, "systemd", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (systemd_fd < 0)
-                return errno == ELOOP ? -EPERM : -errno; /* ENOTDIR with O_PATH on a symlink, too */
+                return -errno; /* ENOTDIR for a symlink: O_NOFOLLOW with O_DIRECTORY */
         if (fstat(systemd_fd, &st) < 0)
                 return -errno;
         if (st.st_uid != uid)
                 return -EPERM;
         if (fstatat(systemd_fd, "private", &st, AT_SYMLINK_NOFOLLOW) < 0)
                 return -errno;
-        if (!S_ISSOCK(st.st_mode) || st.st_uid != uid)
+        if (S_ISLNK(st.st_mode))
+                return -ELOOP;
+        if (!S_ISSOCK(st.st_mode))
+                return -ENOTSOCK;
+        if (st.st_uid != uid)
                 return -EPERM;
         return TAKE_FD(systemd_fd);
 }
