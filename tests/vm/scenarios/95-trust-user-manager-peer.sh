@@ -34,12 +34,18 @@ said() { policyd_log | grep -qE "$1"; }
 
 # The victim is untouched for a while (TCG: policyd's reads are slow).
 victim_untouched_for() { # SECONDS
-        local i
+        local i v
         for i in $(seq 1 $(($1 * 2))); do
-                assert_no_xattr "$victim" user.policy.group
-                assert_no_xattr "$victim" user.pgt.umgr
-                assert_file_eq "$victim/memory.swap.max" "$swap_knob"
-                assert_eq "$(systemctl show -P MemorySwapMax pgt-victim.service)" "$swap_prop"
+                if v=$(getfattr --only-values --absolute-names -n user.policy.group "$victim" 2>/dev/null); then
+                        fail "root's pgt-victim.service got user.policy.group=$v"
+                fi
+                if v=$(getfattr --only-values --absolute-names -n user.pgt.umgr "$victim" 2>/dev/null); then
+                        fail "root's pgt-victim.service got user.pgt.umgr=$v"
+                fi
+                v=$(cat "$victim/memory.swap.max")
+                [[ $v == "$swap_knob" ]] || fail "root's pgt-victim.service memory.swap.max went from $swap_knob to $v"
+                v=$(systemctl show -P MemorySwapMax pgt-victim.service)
+                [[ $v == "$swap_prop" ]] || fail "root's pgt-victim.service MemorySwapMax went from $swap_prop to $v"
                 sleep 0.5
         done
         echo "ok: root's pgt-victim.service kept no xattr, memory.swap.max $swap_knob, MemorySwapMax $swap_prop for $1 s"
