@@ -156,8 +156,8 @@ static void take_string(char **field, char **value) {
  * root) is dropped from the snapshot: the unit has no cgroup to apply to,
  * so no xattr, no knob and no injection. Said once per unit and path. */
 static void confine_user_unit(Subject *s, UnitSnapshot *snap) {
-        if (!s->user_unit || !snap->cgroup)
-                return;
+        if (!s->user_unit || isempty(snap->cgroup))
+                return; /* "": no cgroup (yet), nothing to confine */
         g_autofree char *manager_unit = g_strdup_printf("user@%u.service", (unsigned) s->manager_uid);
         const Subject *owner = manager_find_subject(s->manager, manager_unit);
         const char *root = owner ? owner->cgroup : NULL;
@@ -167,7 +167,9 @@ static void confine_user_unit(Subject *s, UnitSnapshot *snap) {
                 return;
         }
         if (!streq_ptr(s->cgroup_refused, snap->cgroup)) {
-                log_context(LOG_WARNING, 0, subject_name(s), NULL, NULL, 0,
+                /* The manager's own -.slice is its root: expected, and the
+                 * administrator's (a delegation root), so quietly. */
+                log_context(streq_ptr(snap->cgroup, root) ? LOG_DEBUG : LOG_WARNING, 0, subject_name(s), NULL, NULL, 0,
                             "Refusing cgroup %s that the systemd of uid %u reports: not below %s%s", snap->cgroup,
                             (unsigned) s->manager_uid, root ? root : manager_unit,
                             root ? "" : " (whose cgroup PID 1 has not reported)");
