@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <systemd/sd-bus.h>
 
+#include "link-trust.h"
 #include "log.h"
 #include "manager.h"
 #include "state-store.h"
@@ -51,6 +52,7 @@ Subject *subject_free(Subject *s) {
         g_free(s->unit);
         g_free(s->object_path);
         g_free(s->cgroup);
+        g_free(s->cgroup_refused);
         g_free(s->slice);
         g_free(s->user);
         g_free(s->fragment);
@@ -148,7 +150,38 @@ static void take_string(char **field, char **value) {
         g_clear_pointer(value, g_free);
 }
 
+/* A user's manager speaks for its own subtree only: the cgroup of each of
+ * its units must be strictly below its user@UID.service's, as PID 1 last
+ * reported that. Anything else (a root service's, another user's, its own
+ * root) is dropped from the snapshot: the unit has no cgroup to apply to,
+ * so no xattr, no knob and no injection. Said once per unit and path. */
+static void confine_user_unit(Subject *s, UnitSnapshot *snap) {
+        if (!s->user_unit || isempty(snap->cgroup))
+                return; /* "": no cgroup (yet), nothing to confine */
+        g_autofree char *manager_unit = g_strdup_printf("user@%u.service", (unsigned) s->manager_uid);
+        const Subject *owner = manager_find_subject(s->manager, manager_unit);
+        const char *root = owner ? owner->cgroup : NULL;
+
+        if (root && cgroup_path_strictly_below(snap->cgroup, root)) {
+                g_clear_pointer(&s->cgroup_refused, g_free);
+                return;
+        }
+        if (!streq_ptr(s->cgroup_refused, snap->cgroup)) {
+                /* The manager's own -.slice is its root: expected, and the
+                 * administrator's (a delegation root), so quietly. */
+                log_context(streq_ptr(snap->cgroup, root) ? LOG_DEBUG : LOG_WARNING, 0, subject_name(s), NULL, NULL, 0,
+                            "Refusing cgroup %s that the systemd of uid %u reports: not below %s%s", snap->cgroup,
+                            (unsigned) s->manager_uid, root ? root : manager_unit,
+                            root ? "" : " (whose cgroup PID 1 has not reported)");
+                g_free(s->cgroup_refused);
+                s->cgroup_refused = g_strdup(snap->cgroup);
+        }
+        g_clear_pointer(&snap->cgroup, g_free);
+        g_hash_table_remove(snap->properties, "ControlGroup");
+}
+
 void subject_take_snapshot(Subject *s, UnitSnapshot *snap) {
+        confine_user_unit(s, snap);
         if (!streq_ptr(s->fragment, snap->fragment) || !strv_equal(s->dropins, snap->dropins))
                 subject_invalidate_unit_groups(s);
         take_string(&s->fragment, &snap->fragment);

@@ -45,6 +45,7 @@ typedef struct Subject {
         uid_t manager_uid;   /* that user's uid */
         char *object_path;   /* systemd's object for the unit */
         char *cgroup;        /* below the cgroup root; NULL while the unit has none */
+        char *cgroup_refused; /* a user unit's cgroup outside its manager's, as last logged */
         char *slice;
         char *user;
         char *fragment;

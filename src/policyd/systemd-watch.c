@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "bus-util.h"
+#include "link-trust.h"
 #include "log.h"
 #include "policy-values.h"
 #include "sweep.h"
@@ -164,6 +165,12 @@ static int read_variant_as_string(sd_bus_message *msg, char **ret) {
                 if (r < 0)
                         return r;
                 *ret = v == UINT64_MAX ? g_strdup("infinity") : g_strdup_printf("%" PRIu64, v);
+        } else if (streq(contents, "u")) {
+                uint32_t v;
+                r = sd_bus_message_read(msg, "u", &v);
+                if (r < 0)
+                        return r;
+                *ret = g_strdup_printf("%" PRIu32, v);
         } else if (streq(contents, "b")) {
                 int b;
                 r = sd_bus_message_read(msg, "b", &b);
@@ -406,12 +413,17 @@ static int send_unit_read(SystemdLink *l, const char *unit, const char *object_p
 }
 
 int systemd_refresh_unit(SystemdLink *l, const char *unit, const char *object_path, unsigned generation) {
-        const char *wanted[G_N_ELEMENTS(type_wanted)];
+        const char *wanted[G_N_ELEMENTS(type_wanted) + 1];
         size_t n = 0;
+        uid_t uid;
 
         for (const char *const *p = type_wanted; *p; p++)
                 if (!streq(*p, "User") || type_has_user(unit))
                         wanted[n++] = *p;
+        /* A user's manager is followed only when the peer of its socket is
+         * the process PID 1 runs as user@UID.service (user-managers.c). */
+        if (!l->user && user_manager_unit_parse(unit, &uid) >= 0)
+                wanted[n++] = "MainPID";
         wanted[n] = NULL;
         /* The Unit interface has nothing costly to compute: one GetAll. */
         return send_unit_read(l, unit, object_path, generation, true, wanted);
@@ -592,11 +604,69 @@ int systemd_set_unit_properties(SystemdLink *l, const char *unit, GPtrArray *cha
 
 /* ---- signals ---- */
 
+/* Whether a signal comes from the systemd of this link. A user's link is
+ * a direct connection to a peer checked when it was made (user-managers.c):
+ * everything on it is that manager's. On the system bus anyone may send a
+ * unicast signal to policyd under any path and interface, and sd-bus cannot
+ * check a well-known sender name: only the unique name the bus daemon says
+ * owns org.freedesktop.systemd1 is systemd. */
+static bool signal_from_systemd(SystemdLink *l, sd_bus_message *msg) {
+        if (l->user)
+                return true;
+        if (systemd_signal_sender_trusted(sd_bus_message_get_sender(msg), l->owner))
+                return true;
+        log_debug("Ignoring %s.%s from %s, which is not systemd (%s).", strempty(sd_bus_message_get_interface(msg)),
+                  strempty(sd_bus_message_get_member(msg)), strempty(sd_bus_message_get_sender(msg)),
+                  l->owner ? l->owner : "not on the bus");
+        return false;
+}
+
+/* A full re-read (every unit of the link) at most once a while: each is a
+ * call or more per unit to that systemd, and a user may daemon-reload their
+ * own manager as often as they like. Reloads in between coalesce into one
+ * re-read when the interval is up. */
+#define FULL_REREAD_INTERVAL_USEC (2 * 1000 * 1000)
+
+static void full_reread(SystemdLink *l);
+
+static int on_reread_timer(sd_event_source *source, uint64_t usec, void *userdata) {
+        SystemdLink *l = userdata;
+
+        l->reread_timer = sd_event_source_unref(l->reread_timer);
+        full_reread(l);
+        return 0;
+}
+
+static void full_reread(SystemdLink *l) {
+        Manager *m = l->manager;
+        uint64_t now = 0;
+
+        if (l->reread_timer)
+                return; /* one is due: this reload goes with it */
+        (void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+        if (l->last_reread_usec != 0 && now < l->last_reread_usec + FULL_REREAD_INTERVAL_USEC) {
+                int r = sd_event_add_time(m->event, &l->reread_timer, CLOCK_MONOTONIC,
+                                          l->last_reread_usec + FULL_REREAD_INTERVAL_USEC, 0, on_reread_timer, l);
+                if (r >= 0) {
+                        log_debug("Re-reading the units of %s in a moment, with any further reloads.",
+                                  l->user ? "a user's systemd" : "systemd");
+                        return;
+                }
+                /* No timer: re-read now rather than never. */
+        }
+        l->last_reread_usec = now;
+        if (l->user)
+                log_info("The systemd of uid %u finished reloading, re-reading its units.", (unsigned) l->uid);
+        else
+                log_info("systemd finished reloading, re-reading all units.");
+        manager_systemd_reloaded(l);
+}
+
 static int on_unit_removed(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error) {
         SystemdLink *l = userdata;
         const char *id, *path;
 
-        if (sd_bus_message_read(msg, "so", &id, &path) < 0)
+        if (!signal_from_systemd(l, msg) || sd_bus_message_read(msg, "so", &id, &path) < 0)
                 return 0;
         /* daemon-reload sends UnitRemoved and UnitNew for every unit, between
          * Reloading true and false: a running unit is not gone then, and the
@@ -619,7 +689,7 @@ static int on_job_removed(sd_bus_message *msg, void *userdata, sd_bus_error *ret
         const char *job, *unit, *result;
         uint32_t id;
 
-        if (sd_bus_message_read(msg, "uoss", &id, &job, &unit, &result) < 0)
+        if (!signal_from_systemd(l, msg) || sd_bus_message_read(msg, "uoss", &id, &job, &unit, &result) < 0)
                 return 0;
         if (unit_type_has_cgroup(unit))
                 manager_refresh_unit(l, unit, NULL);
@@ -635,6 +705,8 @@ static int on_properties_changed(sd_bus_message *msg, void *userdata, sd_bus_err
         const char *interface;
         bool relevant = false;
 
+        if (!signal_from_systemd(l, msg))
+                return 0;
         /* The unit from the object path: one lookup, not a scan of every unit. */
         if (sd_bus_path_decode(sd_bus_message_get_path(msg), "/org/freedesktop/systemd1/unit", &unit) <= 0)
                 return 0;
@@ -662,16 +734,12 @@ static int on_reloading(sd_bus_message *msg, void *userdata, sd_bus_error *ret_e
         SystemdLink *l = userdata;
         int active;
 
-        if (sd_bus_message_read(msg, "b", &active) < 0)
+        if (!signal_from_systemd(l, msg) || sd_bus_message_read(msg, "b", &active) < 0)
                 return 0;
         l->reloading = active;
         if (active)
                 return 0;
-        if (l->user)
-                log_info("The systemd of uid %u finished reloading, re-reading its units.", (unsigned) l->uid);
-        else
-                log_info("systemd finished reloading, re-reading all units.");
-        manager_systemd_reloaded(l);
+        full_reread(l);
         return 0;
 }
 
@@ -726,8 +794,13 @@ static int on_systemd_owner_changed(sd_bus_message *msg, void *userdata, sd_bus_
         SystemdLink *l = userdata;
         const char *name, *old_owner, *new_owner;
 
-        if (sd_bus_message_read(msg, "sss", &name, &old_owner, &new_owner) < 0)
+        /* Only the bus daemon sends as org.freedesktop.DBus; no client can
+         * own that name. */
+        if (!streq_ptr(sd_bus_message_get_sender(msg), "org.freedesktop.DBus") ||
+            sd_bus_message_read(msg, "sss", &name, &old_owner, &new_owner) < 0 || !streq(name, SYSTEMD_BUS_NAME))
                 return 0;
+        g_free(l->owner);
+        l->owner = isempty(new_owner) ? NULL : g_strdup(new_owner);
         if (isempty(new_owner)) {
                 log_info("systemd left the bus (daemon-reexec?), waiting for it to come back.");
                 l->subscribed = false;
@@ -748,6 +821,38 @@ static int call_simple(SystemdLink *l, const char *method, sd_bus_message_handle
         if (r < 0)
                 return r;
         return call_async(l, msg, handler, call_context_new(l, "", 0));
+}
+
+static int on_name_owner(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        CallContext *c = userdata;
+        SystemdLink *l = c->link;
+        const char *owner = NULL;
+
+        /* NameOwnerChanged signals after our match came in order with this
+         * reply: whichever comes last is the newest. */
+        g_clear_pointer(&l->owner, g_free);
+        if (sd_bus_message_is_method_error(reply, NULL)) {
+                log_warning("systemd is not on the bus yet (%s): its signals are ignored until it is.",
+                            sd_bus_message_get_error(reply)->message);
+                return 0;
+        }
+        if (sd_bus_message_read(reply, "s", &owner) >= 0 && owner && owner[0] == ':')
+                l->owner = g_strdup(owner);
+        return 0;
+}
+
+/* Who owns systemd's name, after the NameOwnerChanged match is on. */
+static int ask_systemd_owner(SystemdLink *l) {
+        g_autoptr(sd_bus_message) msg = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_call(l->bus, &msg, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                           "org.freedesktop.DBus", "GetNameOwner");
+        if (r >= 0)
+                r = sd_bus_message_append(msg, "s", SYSTEMD_BUS_NAME);
+        if (r < 0)
+                return r;
+        return call_async(l, msg, on_name_owner, call_context_new(l, "", 0));
 }
 
 int systemd_watch_attach(SystemdLink *l) {
@@ -791,6 +896,9 @@ int systemd_watch_attach(SystemdLink *l) {
                                    on_systemd_owner_changed, NULL, l);
         if (r < 0)
                 return log_error_errno(r, "Failed to watch systemd's bus name: %m");
+        r = ask_systemd_owner(l);
+        if (r < 0)
+                return log_error_errno(r, "Failed to ask who owns systemd's bus name: %m");
         return 0;
 }
 
@@ -832,6 +940,8 @@ void systemd_link_close(SystemdLink *l) {
         l->subscribed = false;
         l->reloading = false;
         l->listed = false;
+        g_clear_pointer(&l->owner, g_free);
+        l->reread_timer = sd_event_source_unref(l->reread_timer);
 }
 
 SystemdLink *systemd_link_free(SystemdLink *l) {
@@ -841,6 +951,8 @@ SystemdLink *systemd_link_free(SystemdLink *l) {
         if (l->user)
                 l->bus = sd_bus_flush_close_unref(l->bus);
         sd_event_source_unref(l->reconnect_timer);
+        sd_event_source_unref(l->reread_timer);
+        g_free(l->owner);
         g_queue_free_full(l->refresh_queue, g_free);
         g_free(l->key_prefix);
         g_free(l);

@@ -30,6 +30,9 @@ typedef struct SystemdLink {
         bool subscribed;
         bool reloading;       /* between systemd's Reloading true and false */
         bool listed;          /* a ListUnits reply came in since the connection */
+        char *owner;          /* system link: the unique name that owns org.freedesktop.systemd1, or NULL */
+        uint64_t last_reread_usec; /* CLOCK_MONOTONIC of the last full re-read after a reload */
+        sd_event_source *reread_timer; /* a coalesced full re-read, due */
         unsigned reconnect_attempt;
         sd_event_source *reconnect_timer;
 } SystemdLink;

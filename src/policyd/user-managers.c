@@ -1,18 +1,101 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bus-util.h"
+#include "link-trust.h"
 #include "log.h"
 #include "unit-lookup.h"
 #include "user-managers.h"
 #include "util.h"
 
-#define USER_MANAGER_SOCKET "/run/user/%u/systemd/private"
+#define USER_RUNTIME_DIR "/run/user/%u"
+#define USER_MANAGER_SOCKET USER_RUNTIME_DIR "/systemd/private"
+
+/* /run/user/UID/systemd, reached without following a symlink on the way:
+ * /run/user/UID (root's or the user's) and its systemd (the user's), as
+ * O_PATH descriptors, and private in it a socket (not a symlink) of the
+ * user's. Returns the systemd directory's fd. The user can still swap
+ * private for a symlink after the check (connect() follows a last
+ * symlink): the peer check after connecting is what holds. */
+static int open_manager_dir(uid_t uid) {
+        g_autofree char *runtime = g_strdup_printf(USER_RUNTIME_DIR, (unsigned) uid);
+        _cleanup_close_ int dir_fd = -EBADF, systemd_fd = -EBADF;
+        struct stat st;
+
+        dir_fd = open(runtime, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (dir_fd < 0)
+                return -errno;
+        if (fstat(dir_fd, &st) < 0)
+                return -errno;
+        if (st.st_uid != uid && st.st_uid != 0)
+                return -EPERM;
+        systemd_fd = openat(dir_fd, "systemd", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (systemd_fd < 0)
+                return -errno; /* ENOTDIR for a symlink: O_NOFOLLOW with O_DIRECTORY */
+        if (fstat(systemd_fd, &st) < 0)
+                return -errno;
+        if (st.st_uid != uid)
+                return -EPERM;
+        if (fstatat(systemd_fd, "private", &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return -errno;
+        if (S_ISLNK(st.st_mode))
+                return -ELOOP;
+        if (!S_ISSOCK(st.st_mode))
+                return -ENOTSOCK;
+        if (st.st_uid != uid)
+                return -EPERM;
+        return TAKE_FD(systemd_fd);
+}
 
 bool user_manager_runs(uid_t uid) {
-        g_autofree char *path = g_strdup_printf(USER_MANAGER_SOCKET, (unsigned) uid);
-        return access(path, F_OK) >= 0;
+        _cleanup_close_ int fd = open_manager_dir(uid);
+        return fd >= 0;
+}
+
+/* The MainPID PID 1 last reported for user@UID.service; 0 if none. */
+static pid_t user_manager_main_pid(Manager *m, uid_t uid) {
+        g_autofree char *unit = g_strdup_printf("user@%u.service", (unsigned) uid);
+        const Subject *s = manager_find_subject(m, unit);
+        const char *v = s && s->unit_properties ? g_hash_table_lookup(s->unit_properties, "MainPID") : NULL;
+        char *end;
+
+        if (!v)
+                return 0;
+        errno = 0;
+        unsigned long pid = strtoul(v, &end, 10);
+        if (errno != 0 || *end != '\0' || end == v || pid > INT32_MAX)
+                return 0;
+        return (pid_t) pid;
+}
+
+/* Whether the other end of bus is uid's systemd: the user's uid, and the
+ * MainPID of user@UID.service (alive, so its pid is not reused). Anything
+ * else (PID 1 through a symlink, another user's manager, a server of the
+ * user's own) is refused. */
+static int check_peer(SystemdLink *l, sd_bus *bus) {
+        struct ucred cred = {};
+        socklen_t n = sizeof(cred);
+        int fd = sd_bus_get_fd(bus);
+
+        if (fd < 0)
+                return fd;
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &n) < 0)
+                return -errno;
+        pid_t main_pid = user_manager_main_pid(l->manager, l->uid);
+        UserManagerPeerVerdict v = user_manager_peer_check(l->uid, main_pid, cred.uid, cred.pid);
+        if (v == USER_MANAGER_PEER_OK)
+                return 0;
+        log_full_errno(l->reconnect_attempt == 0 ? LOG_WARNING : LOG_DEBUG, 0,
+                 "Not following the socket of the systemd of uid %u: its peer (pid %d, uid %u) is %s "
+                 "(MainPID %d); trying again later.",
+                 (unsigned) l->uid, (int) cred.pid, (unsigned) cred.uid, user_manager_peer_verdict_to_string(v),
+                 (int) main_pid);
+        return -EPERM;
 }
 
 void user_link_free_notify(void *p) {
@@ -64,12 +147,19 @@ static int on_disconnected(sd_bus_message *msg, void *userdata, sd_bus_error *re
 static int user_link_connect(SystemdLink *l) {
         Manager *m = l->manager;
         g_autoptr(sd_bus) bus = NULL;
-        g_autofree char *address = g_strdup_printf("unix:path=" USER_MANAGER_SOCKET, (unsigned) l->uid);
+        g_autofree char *path = g_strdup_printf(USER_MANAGER_SOCKET, (unsigned) l->uid);
+        g_autofree char *address = NULL;
+        _cleanup_close_ int dir_fd = -EBADF;
         int r;
 
         /* As systemctl does for the user's manager: a direct connection,
-         * no bus daemon and no Hello. The manager takes root there. */
-        r = sd_bus_new(&bus);
+         * no bus daemon and no Hello. The manager takes root there. The
+         * socket by its directory's descriptor, checked on the way. */
+        r = dir_fd = open_manager_dir(l->uid);
+        if (r >= 0) {
+                address = g_strdup_printf("unix:path=/proc/self/fd/%d/private", dir_fd);
+                r = sd_bus_new(&bus);
+        }
         if (r >= 0)
                 r = sd_bus_set_address(bus, address);
         if (r >= 0)
@@ -78,8 +168,11 @@ static int user_link_connect(SystemdLink *l) {
                 r = sd_bus_start(bus);
         if (r < 0)
                 return log_full_errno(l->reconnect_attempt == 0 ? LOG_WARNING : LOG_DEBUG, r,
-                                      "Failed to connect to the systemd of uid %u at %s: %m", (unsigned) l->uid,
-                                      address + strlen("unix:path="));
+                                      "Failed to connect to the systemd of uid %u at %s: %m", (unsigned) l->uid, path);
+        /* Before anything is asked or taken from it. */
+        r = check_peer(l, bus);
+        if (r < 0)
+                return r;
         r = sd_bus_attach_event(bus, m->event, SD_EVENT_PRIORITY_NORMAL);
         if (r >= 0)
                 r = sd_bus_match_signal(bus, NULL, NULL, "/org/freedesktop/DBus/Local", "org.freedesktop.DBus.Local",

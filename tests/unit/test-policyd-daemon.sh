@@ -657,6 +657,39 @@ out=$(busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" call org.freedesktop.systemd1 
 wait_for 10 at_least $((g + 1)) calls GetAll new.scope \
         && ok "after systemd's Reloading signal, policyd reads its units again" \
         || not_ok "after systemd's Reloading signal, policyd reads its units again" "$(cat "$tmp/fake.log")"
+# Anyone on the bus may send policyd a unicast signal under systemd's path
+# and interface (issue 23, attack 4): only the owner of systemd's name counts.
+owner=$(busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" call org.freedesktop.DBus /org/freedesktop/DBus \
+        org.freedesktop.DBus GetNameOwner s org.policygroups.PolicyGroups1 | sed 's/^s "\(.*\)"$/\1/')
+forge() { busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" emit --destination="$owner" "$@"; }
+wait_for 10 knows_cgroup new.scope || not_ok "policyd knows new.scope" "$(policyd_log)"
+g=$(calls GetAll new.scope)
+l=$(grep -c "^ListUnits" "$tmp/fake.log")
+forge /org/freedesktop/systemd1 org.freedesktop.systemd1.Manager UnitRemoved so new.scope \
+        /org/freedesktop/systemd1/unit/new_2escope
+for i in 1 2 3 4 5; do
+        forge /org/freedesktop/systemd1 org.freedesktop.systemd1.Manager Reloading b false
+        forge /org/freedesktop/systemd1 org.freedesktop.systemd1.Manager JobRemoved uoss 1 /j new.scope done
+done
+forge /org/freedesktop/DBus org.freedesktop.DBus NameOwnerChanged sss org.freedesktop.systemd1 "" ""
+forge /org/freedesktop/DBus org.freedesktop.DBus NameOwnerChanged sss org.freedesktop.systemd1 "" "$owner"
+sleep 1
+"$policyctl" status > /dev/null 2>&1
+knows_cgroup new.scope && ok "a forged UnitRemoved leaves the unit known" \
+        || not_ok "a forged UnitRemoved leaves the unit known" "$(policyd_log)"
+[ "$(calls GetAll new.scope)" = "$g" ] && [ "$(grep -c "^ListUnits" "$tmp/fake.log")" = "$l" ] \
+        && ok "forged Reloading, JobRemoved and NameOwnerChanged make no call to systemd" \
+        || not_ok "forged Reloading, JobRemoved and NameOwnerChanged make no call to systemd" "$(cat "$tmp/fake.log")"
+# Real reloads in a burst: one re-read now, the rest coalesced into one more.
+for i in 1 2 3 4 5 6; do
+        busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" call org.freedesktop.systemd1 /org/freedesktop/systemd1 \
+                org.freedesktop.systemd1.Manager Reload > /dev/null 2>&1
+done
+wait_for 10 at_least $((g + 2)) calls GetAll new.scope
+sleep 2.5
+k=$(( $(calls GetAll new.scope) - g ))
+[ "$k" -le 3 ] && [ "$k" -ge 1 ] && ok "six reloads in a burst re-read a unit at most three times ($k)" \
+        || not_ok "six reloads in a burst re-read a unit at most three times" "$k GetAll calls" "$(policyd_log)"
 check_stop "policyd exits 0" 5
 stop_fake
 
