@@ -211,6 +211,17 @@ typedef struct Job {
         bool stop_requested; /* SIGTERM, SIGINT or SIGHUP came: wind up, restoring everything */
 } Job;
 
+#ifdef INJECT_TEST_HOOKS
+/* test-inject-race, built with this: what the target or another process
+ * may do at these points ("seized": a thread is seized, not yet
+ * interrupted; "before-run": the instruction was checked, our registers
+ * are about to go in), made to happen there. */
+void inject_test_hook(const char *point, pid_t pid, pid_t tid, uint64_t insn);
+#define TEST_HOOK(point, j, tid) inject_test_hook(point, (j)->pid, tid, (j)->syscall_insn)
+#else
+#define TEST_HOOK(point, j, tid) do {} while (0)
+#endif
+
 static bool is_stop_signal(int sig) {
         return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
 }
@@ -477,6 +488,7 @@ static int seize_new_threads(Job *j) {
                  * finds only a thread of PID's group. That one is stopped
                  * (a seized thread can only be detached from a stop) and let
                  * go untouched. */
+                TEST_HOOK("seized", j, tid);
                 ProcStatus now;
                 int k = read_status(j->pid, tid, &now);
                 if (k < 0 || now.tgid != j->pid)
@@ -706,6 +718,9 @@ static int run_syscall(Job *j, Tracee *t, long nr, const uint64_t args_in[6],
                         return -EAGAIN;
                 if (j->tainted)
                         return -ECANCELED;
+                /* Asked to stop: start nothing more (see stop_requested()). */
+                if (stop_requested(j))
+                        return -EINTR;
                 memcpy(args, args_in, sizeof(args));
 
                 /* Still a `syscall`, read with every thread stopped. Only
@@ -719,6 +734,7 @@ static int run_syscall(Job *j, Tracee *t, long nr, const uint64_t args_in[6],
                         j->abort_refusal = INJECT_REFUSAL_CHANGED;
                         return -ECANCELED;
                 }
+                TEST_HOOK("before-run", j, t->tid);
 
                 t->modified = true;  /* from the first word written */
                 t->entered = 0;
@@ -830,22 +846,6 @@ static int run_syscall(Job *j, Tracee *t, long nr, const uint64_t args_in[6],
         }
 }
 
-/* Detaches every thread, also after errors. Registers go back first. A
- * thread that has not reached its stop yet gets until the grace deadline.
- *
- * A thread stopped inside a syscall (RAX -ERESTART*, ORIG_RAX its number)
- * gets exactly those registers back, and is then only ever detached, never
- * resumed with PTRACE_CONT: PTRACE_DETACH wakes it with TIF_SIGPENDING set
- * (__ptrace_unlink → ptrace_signal_wake_up), so on its way out it goes
- * through arch_do_signal_or_restart(), which applies the restart rule to
- * the restored registers: ORIG_RAX back into RAX and RIP - 2, or
- * restart_syscall for -ERESTART_RESTARTBLOCK (an interrupted nanosleep
- * sleeps what is left), or -EINTR if a signal with a handler is delivered
- * there. Mending RAX and RIP by hand, as the prototype did, would turn
- * that EINTR into a silent restart. Seen on 6.18: the same exact restore
- * followed by PTRACE_CONT from the syscall-exit stop made a 1 s nanosleep
- * return errno 516 after 0.1 s; with PTRACE_DETACH it slept 1.000 s.
- * test-inject-stress checks the result. */
 /* After an exec, or code not ours: every thread is detached as it is, with
  * not a register or word written (see check_own_syscall()). The exec'd
  * image waits in its exec stop under the leader's TID; an old thread may
@@ -882,6 +882,22 @@ static void release_untouched(Job *j) {
         }
 }
 
+/* Detaches every thread, also after errors. Registers go back first. A
+ * thread that has not reached its stop yet gets until the grace deadline.
+ *
+ * A thread stopped inside a syscall (RAX -ERESTART*, ORIG_RAX its number)
+ * gets exactly those registers back, and is then only ever detached, never
+ * resumed with PTRACE_CONT: PTRACE_DETACH wakes it with TIF_SIGPENDING set
+ * (__ptrace_unlink → ptrace_signal_wake_up), so on its way out it goes
+ * through arch_do_signal_or_restart(), which applies the restart rule to
+ * the restored registers: ORIG_RAX back into RAX and RIP - 2, or
+ * restart_syscall for -ERESTART_RESTARTBLOCK (an interrupted nanosleep
+ * sleeps what is left), or -EINTR if a signal with a handler is delivered
+ * there. Mending RAX and RIP by hand, as the prototype did, would turn
+ * that EINTR into a silent restart. Seen on 6.18: the same exact restore
+ * followed by PTRACE_CONT from the syscall-exit stop made a 1 s nanosleep
+ * return errno 516 after 0.1 s; with PTRACE_DETACH it slept 1.000 s.
+ * test-inject-stress checks the result. */
 static void release_all(Job *j) {
         uint64_t grace = now_usec() + 1000 * 1000;
 
