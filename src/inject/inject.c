@@ -503,6 +503,29 @@ static int seize_new_threads(Job *j) {
         return r < 0 ? r : added;
 }
 
+/* The refusals read before the seize, read again now that no thread can
+ * change them: a seccomp filter installed since would make our syscall its
+ * business (SECCOMP_RET_KILL). */
+static int recheck_stopped(Job *j) {
+        for (size_t i = 0; i < j->n_tracees; i++) {
+                Tracee *t = &j->tracees[i];
+                ProcStatus st;
+
+                if (t->gone || t->foreign)
+                        continue;
+                int r = read_status(j->pid, t->tid, &st);
+                if (r == -ESRCH)
+                        continue;
+                if (r < 0)
+                        return r;
+                if (st.seccomp > 0) {
+                        j->abort_refusal = INJECT_REFUSAL_SECCOMP;
+                        return -EPERM;
+                }
+        }
+        return 0;
+}
+
 static int stop_all_threads(Job *j) {
         for (unsigned round = 0; round < MAX_LIST_ROUNDS; round++) {
                 int r, added;
@@ -524,7 +547,7 @@ static int stop_all_threads(Job *j) {
                 /* Every known thread is stopped now, so a listing with nothing
                  * new is final. */
                 if (added == 0)
-                        return 0;
+                        return recheck_stopped(j);
         }
         return -EAGAIN;
 }

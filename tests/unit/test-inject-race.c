@@ -10,12 +10,16 @@
  *                  (exit status 7), not at the registers we saved.
  *   exec           a seized thread runs execve before its stop: refused,
  *                  "executed", the new image detached untouched (exit 7).
+ *   seccomp        a seized thread installs a seccomp filter before its
+ *                  stop: refused, as one that had it before.
  *   stop request   SIGTERM to us mid-injection: blocked until every thread
  *                  has its own registers back and is detached; the target
  *                  lives on, untraced.
  *   32-bit task    refused, "unsupported architecture", at once.
  *
  * Run as "test-inject-race canary", it exits 7: the image the cases exec. */
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <fcntl.h>
@@ -31,7 +35,7 @@
 void inject_test_hook(const char *point, pid_t pid, pid_t tid, uint64_t insn);
 
 static int failures;
-static enum { HOOK_NONE, HOOK_CHANGE_CODE, HOOK_EXEC, HOOK_SIGTERM } hook_mode;
+static enum { HOOK_NONE, HOOK_CHANGE_CODE, HOOK_WAKE, HOOK_SIGTERM } hook_mode;
 static unsigned hook_fired;
 static uint64_t stub_addr;       /* the execve stub, at the same address in a forked child */
 static int exec_pipe = -1;       /* the child execs when a byte comes */
@@ -69,8 +73,9 @@ void inject_test_hook(const char *point, pid_t pid, pid_t tid, uint64_t insn) {
                 if (poke(pid, insn, jump, sizeof(jump)) < 0)
                         abort();
                 hook_fired++;
-        } else if (hook_mode == HOOK_EXEC && strcmp(point, "seized") == 0) {
-                /* Seized, not yet interrupted: it runs, and execs. */
+        } else if (hook_mode == HOOK_WAKE && strcmp(point, "seized") == 0) {
+                /* Seized, not yet interrupted: it runs (and execs, or
+                 * installs a seccomp filter). */
                 if (write(exec_pipe, "x", 1) != 1)
                         abort();
                 sleep_ms(300);
@@ -150,6 +155,19 @@ static void child_execs_when_told(void) {
                 _exit(4);
         execv("/proc/self/exe", canary_argv);
         _exit(5);
+}
+
+static void child_seccomp_when_told(void) {
+        struct sock_filter allow[] = { BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
+        struct sock_fprog prog = { .len = 1, .filter = allow };
+        char c;
+
+        if (read(exec_pipe_read, &c, 1) != 1)
+                _exit(4);
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+                _exit(5);
+        for (;;)
+                pause();
 }
 
 static void go_32bit(void) {
@@ -246,7 +264,7 @@ static void test_exec(void) {
         pid_t pid = spawn(child_execs_when_told);
         close(p[0]);
         exec_pipe = p[1];
-        hook_mode = HOOK_EXEC;
+        hook_mode = HOOK_WAKE;
         hook_fired = 0;
         int r = inject_process(pid, &req, &rep);
         hook_mode = HOOK_NONE;
@@ -261,6 +279,36 @@ static void test_exec(void) {
               CANARY_STATUS);
         if (status < 0)
                 kill_and_reap(pid);
+}
+
+static void test_seccomp_after_seize(void) {
+        InjectRequest req = { .ksm = 1, .timeout_usec = 5 * 1000 * 1000 };
+        InjectReport rep;
+        ProcStatus st;
+        int p[2];
+
+        if (pipe2(p, O_CLOEXEC) < 0)
+                abort();
+        exec_pipe_read = p[0];
+        pid_t pid = spawn(child_seccomp_when_told);
+        close(p[0]);
+        exec_pipe = p[1];
+        hook_mode = HOOK_WAKE;
+        hook_fired = 0;
+        int r = inject_process(pid, &req, &rep);
+        hook_mode = HOOK_NONE;
+        close(exec_pipe);
+        check(hook_fired == 1, "seccomp after the seize: the hook ran");
+        check(r == 0 && rep.outcome == INJECT_REFUSED && rep.refusal == INJECT_REFUSAL_SECCOMP && rep.ksm_result == 1,
+              "seccomp after the seize: refused once stopped (got %s, %s)", inject_outcome_to_string(rep.outcome),
+              inject_refusal_to_string(rep.refusal));
+        st = (ProcStatus) {};
+        r = status_of(pid, &st);
+        /* R or S: a detached thread wakes up briefly before it sleeps again. */
+        check(r == 0 && st.tracer_pid == 0 && st.seccomp == 2 && (st.state == 'S' || st.state == 'R'),
+              "seccomp after the seize: left asleep, untraced (state %c, tracer %d, Seccomp %d)", st.state,
+              (int) st.tracer_pid, st.seccomp);
+        kill_and_reap(pid);
 }
 
 static void test_sigterm(void) {
@@ -326,6 +374,7 @@ int main(int argc, char **argv) {
 
         test_code_changed();
         test_exec();
+        test_seccomp_after_seize();
         test_sigterm();
         test_32bit();
 
