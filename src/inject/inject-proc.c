@@ -175,6 +175,8 @@ const char *inject_refusal_to_string(InjectRefusal r) {
                 [INJECT_REFUSAL_SECCOMP] = "under a seccomp filter",
                 [INJECT_REFUSAL_PTRACE_FORBIDDEN] = "ptrace not permitted",
                 [INJECT_REFUSAL_UNSUPPORTED_ARCH] = "unsupported architecture",
+                [INJECT_REFUSAL_EXECUTED] = "executed a new program",
+                [INJECT_REFUSAL_CHANGED] = "changed under the injector",
         };
         if ((unsigned) r >= _INJECT_REFUSAL_MAX)
                 return "?";

@@ -39,6 +39,10 @@ typedef enum InjectRefusal {
         INJECT_REFUSAL_SECCOMP,
         INJECT_REFUSAL_PTRACE_FORBIDDEN,   /* EPERM from PTRACE_SEIZE, or Yama ptrace_scope 3 */
         INJECT_REFUSAL_UNSUPPORTED_ARCH,   /* not x86_64, or a 32-bit task on x86_64 */
+        /* Stopped, then changed under us: released without a register
+         * written back (inject.c says why). */
+        INJECT_REFUSAL_EXECUTED,           /* it ran execve: a new image, not the one we stopped */
+        INJECT_REFUSAL_CHANGED,            /* it ran code other than our syscall, or a thread vanished */
         _INJECT_REFUSAL_MAX,
 } InjectRefusal;
 

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -181,8 +182,11 @@ typedef struct Tracee {
         pid_t tid;
         bool stopped;        /* in a ptrace stop we caused, so PTRACE_DETACH works */
         bool gone;           /* exited; its exit status was reaped */
+        bool released;       /* detached */
+        bool foreign;        /* its TID was reused outside the process: stopped only to be let go */
         bool modified;       /* registers (and scratch) are not the thread's own */
         int entered;         /* syscall stops seen since our registers went in: 0, 1 (inside), 2 */
+        long nr;             /* the syscall those registers run */
         struct user_regs_struct saved;
         uint64_t scratch_addr;           /* words of the stack lent to a syscall argument */
         size_t n_scratch;
@@ -198,14 +202,45 @@ typedef struct Job {
         uint64_t syscall_insn;   /* address of a 0f 05 in the target */
         InjectReport *report;
         InjectRefusal abort_refusal;  /* set when the target changed under us */
+        bool all_stopped;    /* every thread was stopped: from now on none leaves but by exec or death */
+        /* An exec, code that is not our syscall, or a thread gone: whatever
+         * runs there now is not the image we stopped. Nothing is written
+         * any more, registers or memory; every thread is only detached. */
+        bool tainted;
+        unsigned settling;   /* inside settle() or release_all(): a stop request does not cut waits */
+        bool stop_requested; /* SIGTERM, SIGINT or SIGHUP came: wind up, restoring everything */
 } Job;
+
+#ifdef INJECT_TEST_HOOKS
+/* test-inject-race, built with this: what the target or another process
+ * may do at these points ("seized": a thread is seized, not yet
+ * interrupted; "before-run": the instruction was checked, our registers
+ * are about to go in), made to happen there. */
+void inject_test_hook(const char *point, pid_t pid, pid_t tid, uint64_t insn);
+#define TEST_HOOK(point, j, tid) inject_test_hook(point, (j)->pid, tid, (j)->syscall_insn)
+#else
+#define TEST_HOOK(point, j, tid) do {} while (0)
+#endif
 
 static bool is_stop_signal(int sig) {
         return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
 }
 
-/* waitpid() for one thread, time-boxed. 0 and *ret_status, -ETIME, or -ECHILD. */
-static int wait_tid(pid_t tid, uint64_t deadline, int *ret_status) {
+/* The signals that stop the helper (systemd's stop, RuntimeMaxSec=, a ^C)
+ * are blocked while threads are held, and looked for here: a thread must
+ * not be let go, by the kernel at our death, with our registers in. */
+static bool stop_requested(Job *j) {
+        sigset_t pending;
+
+        if (!j->stop_requested && sigpending(&pending) == 0)
+                j->stop_requested = sigismember(&pending, SIGTERM) == 1 || sigismember(&pending, SIGINT) == 1 ||
+                                    sigismember(&pending, SIGHUP) == 1;
+        return j->stop_requested;
+}
+
+/* waitpid() for one thread, time-boxed, and cut short by a stop request
+ * except while settling. 0 and *ret_status, -ETIME, or -ECHILD. */
+static int wait_tid(Job *j, pid_t tid, uint64_t deadline, int *ret_status) {
         useconds_t delay = 20;
 
         for (;;) {
@@ -218,7 +253,7 @@ static int wait_tid(pid_t tid, uint64_t deadline, int *ret_status) {
                 }
                 if (r < 0 && errno != EINTR)
                         return -errno;
-                if (now_usec() >= deadline)
+                if (now_usec() >= deadline || (j->settling == 0 && stop_requested(j)))
                         return -ETIME;
                 usleep(delay);
                 if (delay < 2000)
@@ -237,19 +272,19 @@ enum {
 static int wait_event(Job *j, Tracee *t, int *ret_sig) {
         int status, r;
 
-        r = wait_tid(t->tid, j->deadline, &status);
-        if (r == -ECHILD) {
+        r = wait_tid(j, t->tid, j->deadline, &status);
+        if (r == -ECHILD || (r >= 0 && (WIFEXITED(status) || WIFSIGNALED(status)))) {
                 t->gone = true;
                 t->stopped = false;
+                /* Once all are stopped, a thread leaves only with the whole
+                 * group: killed, or replaced by an exec in another thread
+                 * (whose old TID then just vanishes). */
+                if (j->all_stopped)
+                        j->tainted = true;
                 return STOP_GONE;
         }
         if (r < 0)
                 return r;
-        if (WIFEXITED(status) || WIFSIGNALED(status)) {
-                t->gone = true;
-                t->stopped = false;
-                return STOP_GONE;
-        }
         if (!WIFSTOPPED(status))
                 return -EIO;
 
@@ -263,6 +298,13 @@ static int wait_event(Job *j, Tracee *t, int *ret_sig) {
                 return STOP_SYSCALL;
         if (event == 0)
                 return STOP_SIGNAL;
+        if (event == PTRACE_EVENT_EXEC) {
+                /* A new image (a setuid one, maybe): nothing we saved is its
+                 * own, so nothing is written back. */
+                j->tainted = true;
+                j->abort_refusal = INJECT_REFUSAL_EXECUTED;
+                return -ECANCELED;
+        }
         return -EIO;  /* no other event is enabled */
 }
 
@@ -303,7 +345,8 @@ static int get_regs(pid_t tid, struct user_regs_struct *regs) {
         struct iovec iov = { .iov_base = regs, .iov_len = sizeof(*regs) };
         if (ptrace(PTRACE_GETREGSET, tid, (void *) NT_PRSTATUS, &iov) < 0)
                 return -errno;
-        return iov.iov_len == sizeof(*regs) ? 0 : -EIO;
+        /* A 32-bit task (CS 0x23) gets the 32-bit view, which is shorter. */
+        return iov.iov_len == sizeof(*regs) ? 0 : -ENOEXEC;
 }
 
 static int set_regs(pid_t tid, const struct user_regs_struct *regs) {
@@ -320,12 +363,15 @@ static int write_words(pid_t tid, uint64_t addr, const uint64_t *words, size_t n
         return 0;
 }
 
-/* The thread's own registers and stack words back, in a stop. */
-static int restore_regs(Tracee *t) {
+/* The thread's own registers and stack words back, in a stop, into the
+ * image we stopped: never after an exec or a stop we did not expect. */
+static int restore_regs(Job *j, Tracee *t) {
         int r;
 
         if (!t->modified)
                 return 0;
+        if (j->tainted)
+                return -ECANCELED;
         if (t->n_scratch > 0) {
                 r = write_words(t->tid, t->scratch_addr, t->scratch_old, t->n_scratch);
                 if (r < 0)
@@ -413,8 +459,10 @@ static int seize_new_threads(Job *j) {
                         break;
                 /* No PTRACE_O_EXITKILL: if we die, the target must live on. No
                  * PTRACE_O_TRACECLONE: threads created before the stop are found
-                 * by listing again, and a stopped thread cannot create any. */
-                if (ptrace(PTRACE_SEIZE, tid, 0, (void *) (long) PTRACE_O_TRACESYSGOOD) < 0) {
+                 * by listing again, and a stopped thread cannot create any.
+                 * PTRACE_O_TRACEEXEC: an exec stops at once, in the new image,
+                 * with nothing written to it yet. */
+                if (ptrace(PTRACE_SEIZE, tid, 0, (void *) (long) (PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC)) < 0) {
                         r = -errno;
                         t->gone = true;
                         if (r == -ESRCH) {
@@ -435,14 +483,47 @@ static int seize_new_threads(Job *j) {
                         }
                         break;
                 }
+                /* The TID may have been reused between the listing and the
+                 * seize, by a thread of another process: /proc/PID/task/TID
+                 * finds only a thread of PID's group. That one is stopped
+                 * (a seized thread can only be detached from a stop) and let
+                 * go untouched. */
+                TEST_HOOK("seized", j, tid);
+                ProcStatus now;
+                int k = read_status(j->pid, tid, &now);
+                if (k < 0 || now.tgid != j->pid)
+                        t->foreign = true;
                 if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) < 0 && errno != ESRCH) {
                         r = -errno;
                         break;
                 }
-                added++;
+                added += !t->foreign;
         }
         closedir(d);
         return r < 0 ? r : added;
+}
+
+/* The refusals read before the seize, read again now that no thread can
+ * change them: a seccomp filter installed since would make our syscall its
+ * business (SECCOMP_RET_KILL). */
+static int recheck_stopped(Job *j) {
+        for (size_t i = 0; i < j->n_tracees; i++) {
+                Tracee *t = &j->tracees[i];
+                ProcStatus st;
+
+                if (t->gone || t->foreign)
+                        continue;
+                int r = read_status(j->pid, t->tid, &st);
+                if (r == -ESRCH)
+                        continue;
+                if (r < 0)
+                        return r;
+                if (st.seccomp > 0) {
+                        j->abort_refusal = INJECT_REFUSAL_SECCOMP;
+                        return -EPERM;
+                }
+        }
+        return 0;
 }
 
 static int stop_all_threads(Job *j) {
@@ -466,7 +547,7 @@ static int stop_all_threads(Job *j) {
                 /* Every known thread is stopped now, so a listing with nothing
                  * new is final. */
                 if (added == 0)
-                        return 0;
+                        return recheck_stopped(j);
         }
         return -EAGAIN;
 }
@@ -533,6 +614,34 @@ static int find_syscall_insn(Job *j, pid_t tid) {
         return r;
 }
 
+/* At the entry and the exit stop of the syscall we set up, the thread must
+ * show our syscall (ORIG_RAX) and stand right after our instruction (RIP).
+ * Anything else means the bytes there changed after we read them: another
+ * process can write them (one that shares the memory, or a write through
+ * /proc/PID/mem), and no stop of ours holds it. The thread then ran code of
+ * the target's choosing, up to this syscall: an execve of a setuid program,
+ * say, whose exit stop would show the new image. From here on we write
+ * nothing (our saved registers at an execve's exit would go into the new
+ * image, at the old RIP and RSP) and detach: the syscall then runs as if we
+ * had never been there, which gives the process nothing it could not do on
+ * its own. Not a kill: whoever can write the target's code can kill it
+ * anyway, and a detach leaves it as it chose to be. */
+static int check_own_syscall(Job *j, Tracee *t, struct user_regs_struct *ret_regs) {
+        struct user_regs_struct regs;
+        int r = get_regs(t->tid, &regs);
+
+        if (r < 0)
+                return r;
+        if ((long) regs.orig_rax != t->nr || regs.rip != j->syscall_insn + 2) {
+                j->tainted = true;
+                j->abort_refusal = INJECT_REFUSAL_CHANGED;
+                return -ECANCELED;
+        }
+        if (ret_regs)
+                *ret_regs = regs;
+        return 0;
+}
+
 /* Brings a thread that runs with our registers (towards, or inside, our
  * syscall) to a stop with its own registers, after the time box ran out.
  * PTRACE_INTERRUPT makes signal_pending() true, so a long syscall that checks
@@ -543,6 +652,9 @@ static int settle(Job *j, Tracee *t) {
         uint64_t saved_deadline = j->deadline;
         int r = 0;
 
+        if (j->tainted)
+                return -ECANCELED;
+        j->settling++;
         j->deadline = now_usec() + SETTLE_USEC;
         if (t->stopped && t->entered == 1) {
                 /* Held at the entry of our syscall: restoring here would run
@@ -561,10 +673,10 @@ static int settle(Job *j, Tracee *t) {
                         }
                 }
         } else if (t->stopped)
-                r = restore_regs(t);
+                r = restore_regs(j, t);
         else if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0 && errno != ESRCH)
                 r = -errno;
-        while (r == 0 && t->modified) {
+        while (r == 0 && t->modified && !j->tainted) {
                 int sig = 0, event = wait_event(j, t, &sig);
 
                 if (event < 0) {
@@ -579,10 +691,10 @@ static int settle(Job *j, Tracee *t) {
                         /* At the entry of our syscall: skip it, then take the
                          * exit stop to put the registers back. */
                         struct user_regs_struct regs;
-                        t->entered = 1;
-                        r = get_regs(t->tid, &regs);
+                        r = check_own_syscall(j, t, &regs);
                         if (r < 0)
                                 break;
+                        t->entered = 1;
                         regs.orig_rax = (uint64_t) -1;
                         r = set_regs(t->tid, &regs);
                         if (r < 0)
@@ -593,7 +705,7 @@ static int settle(Job *j, Tracee *t) {
                         continue;
                 }
                 /* The exit stop, or a stop before our syscall ran. */
-                r = restore_regs(t);
+                r = restore_regs(j, t);
                 if (r < 0)
                         break;
                 if (event == STOP_SIGNAL) {
@@ -607,9 +719,10 @@ static int settle(Job *j, Tracee *t) {
                         }
                 }
         }
-        if (r < 0 && r != -ESRCH && !t->stopped)
-                j->report->stuck = true;
+        if (r == 0 && j->tainted)
+                r = -ECANCELED;
         j->deadline = saved_deadline;
+        j->settling--;
         return r;
 }
 
@@ -626,10 +739,29 @@ static int run_syscall(Job *j, Tracee *t, long nr, const uint64_t args_in[6],
 
                 if (attempt >= MAX_RETRIES)
                         return -EAGAIN;
+                if (j->tainted)
+                        return -ECANCELED;
+                /* Asked to stop: start nothing more (see stop_requested()). */
+                if (stop_requested(j))
+                        return -EINTR;
                 memcpy(args, args_in, sizeof(args));
+
+                /* Still a `syscall`, read with every thread stopped. Only
+                 * a cheap check: another process may write it even now, and
+                 * check_own_syscall() is what catches that. */
+                uint64_t insn = 0;
+                r = peek_word(t->tid, j->syscall_insn, &insn);
+                if (r < 0)
+                        return r;
+                if ((insn & 0xffff) != 0x050f) {
+                        j->abort_refusal = INJECT_REFUSAL_CHANGED;
+                        return -ECANCELED;
+                }
+                TEST_HOOK("before-run", j, t->tid);
 
                 t->modified = true;  /* from the first word written */
                 t->entered = 0;
+                t->nr = nr;
                 if (n_scratch > 0) {
                         /* 128 bytes of red zone (x86_64 ABI), then ours. */
                         uint64_t addr = (t->saved.rsp - 128 - 8 * n_scratch - 64) & ~(uint64_t) 15;
@@ -678,17 +810,18 @@ static int run_syscall(Job *j, Tracee *t, long nr, const uint64_t args_in[6],
                                 return event;
                         if (event == STOP_GONE)
                                 return -ESRCH;
-                        if (event == STOP_SYSCALL)
+                        if (event == STOP_SYSCALL) {
+                                r = check_own_syscall(j, t, &regs);
+                                if (r < 0)
+                                        return r;
                                 t->entered++;
-                        else if (event != STOP_INTERRUPT)  /* a leftover interrupt: resume again */
+                        } else if (event != STOP_INTERRUPT)  /* a leftover interrupt: resume again */
                                 break;  /* a signal or a group stop came first */
                 }
 
                 if (t->entered == 2) {
-                        r = get_regs(t->tid, &regs);
-                        if (r < 0)
-                                return r;
-                        r = restore_regs(t);
+                        /* regs: of the exit stop, checked. */
+                        r = restore_regs(j, t);
                         if (r < 0)
                                 return r;
                         /* A signal came while our syscall ran, and it stopped
@@ -709,7 +842,7 @@ static int run_syscall(Job *j, Tracee *t, long nr, const uint64_t args_in[6],
                  * registers and stack back first, so that the kernel delivers
                  * the signal, and applies its restart rule, to the thread's
                  * real state. */
-                r = restore_regs(t);
+                r = restore_regs(j, t);
                 if (r < 0)
                         return r;
                 if (t->entered != 0)
@@ -736,6 +869,42 @@ static int run_syscall(Job *j, Tracee *t, long nr, const uint64_t args_in[6],
         }
 }
 
+/* After an exec, or code not ours: every thread is detached as it is, with
+ * not a register or word written (see check_own_syscall()). The exec'd
+ * image waits in its exec stop under the leader's TID; an old thread may
+ * still be on its way to a stop or to its end. */
+static void release_untouched(Job *j) {
+        uint64_t grace = now_usec() + 1000 * 1000;
+
+        for (size_t i = 0; i < j->n_tracees; i++) {
+                Tracee *t = &j->tracees[i];
+                int sig = 0;
+
+                while (!t->gone && !t->released) {
+                        /* Signal: the one a signal-delivery stop holds, or 0. */
+                        if (ptrace(PTRACE_DETACH, t->tid, 0, (void *) (long) sig) == 0) {
+                                t->released = true;
+                                break;
+                        }
+                        int status, r = wait_tid(j, t->tid, grace, &status);
+                        if (r == -ECHILD || (r == 0 && (WIFEXITED(status) || WIFSIGNALED(status)))) {
+                                t->gone = true;
+                                break;
+                        }
+                        if (r < 0) {
+                                /* Not at a stop: the kernel detaches it when we
+                                 * exit. Its registers are its own, or its code's. */
+                                j->report->stuck = true;
+                                break;
+                        }
+                        sig = WSTOPSIG(status);
+                        if ((status >> 16) != 0 || sig == (SIGTRAP | 0x80))
+                                sig = 0;
+                }
+                t->stopped = false;
+        }
+}
+
 /* Detaches every thread, also after errors. Registers go back first. A
  * thread that has not reached its stop yet gets until the grace deadline.
  *
@@ -755,21 +924,35 @@ static int run_syscall(Job *j, Tracee *t, long nr, const uint64_t args_in[6],
 static void release_all(Job *j) {
         uint64_t grace = now_usec() + 1000 * 1000;
 
-        for (size_t i = 0; i < j->n_tracees; i++) {
+        j->settling++;
+        for (size_t i = 0; i < j->n_tracees && !j->tainted; i++) {
                 Tracee *t = &j->tracees[i];
 
+                if (t->gone || t->released)
+                        continue;
+                /* Never let a thread go with our registers in, as the
+                 * helper's exit would: wait for its stop as long as it takes
+                 * (an uninterruptible sleep in our syscall). What ends that
+                 * wait is the helper's SIGKILL (TimeoutStopSec= after
+                 * RuntimeMaxSec=), and then the kernel detaches it as it is. */
+                int r = 0;
+                while (t->modified && !t->gone && !j->tainted) {
+                        r = settle(j, t);
+                        if (r != -ETIME)
+                                break;
+                }
+                if (j->tainted)
+                        break;
                 if (t->gone)
                         continue;
-                if (t->modified) {
-                        if (settle(j, t) == -ESRCH || t->gone)
-                                continue;
-                        if (!t->stopped)
-                                continue;  /* stuck: see inject.h */
+                if (t->modified && !t->stopped) {
+                        j->report->stuck = true;  /* ptrace failed: nothing more to try */
+                        continue;
                 }
                 if (!t->stopped) {
                         uint64_t saved_deadline = j->deadline;
                         j->deadline = grace;
-                        int r = wait_interrupt_stop(j, t);
+                        r = wait_interrupt_stop(j, t);
                         j->deadline = saved_deadline;
                         if (r == -ESRCH || t->gone)
                                 continue;
@@ -778,7 +961,8 @@ static void release_all(Job *j) {
                                 continue;
                         }
                 }
-                (void) restore_regs(t);
+                if (restore_regs(j, t) < 0 && t->modified)
+                        continue;  /* gone meanwhile, or tainted: never detached with ours in */
                 /* Signal 0: we never hold a signal back, so none is owed. */
                 if (ptrace(PTRACE_DETACH, t->tid, 0, 0) < 0) {
                         int status;
@@ -787,7 +971,11 @@ static void release_all(Job *j) {
                                 ;
                 }
                 t->stopped = false;
+                t->released = true;
         }
+        if (j->tainted)
+                release_untouched(j);
+        j->settling--;
 }
 
 static int inject_thread(Job *j, Tracee *t, const InjectRequest *req, bool first) {
@@ -796,14 +984,15 @@ static int inject_thread(Job *j, Tracee *t, const InjectRequest *req, bool first
         int r;
 
         r = get_regs(t->tid, &t->saved);
-        if (r < 0)
-                return r;
-        /* 0x33 is __USER_CS: a 64-bit task. A 32-bit one uses other syscall
-         * numbers and int 0x80. */
-        if (t->saved.cs != 0x33) {
+        /* 0x33 is __USER_CS: a 64-bit task. A 32-bit one (the kernel then
+         * gives a shorter register set) uses other syscall numbers and int
+         * 0x80. */
+        if (r == -ENOEXEC || (r == 0 && t->saved.cs != 0x33)) {
                 j->abort_refusal = INJECT_REFUSAL_UNSUPPORTED_ARCH;
                 return -EPERM;
         }
+        if (r < 0)
+                return r;
         if ((long) t->saved.orig_rax >= 0 && syscall_return_is_restart((long) t->saved.rax))
                 rep->threads_in_syscall++;
 
@@ -842,7 +1031,7 @@ static int find_syscall_insn_in_place(Job *j) {
                 struct user_regs_struct regs;
                 uint64_t w;
 
-                if (t->gone || !t->stopped || get_regs(t->tid, &regs) < 0 || (long) regs.orig_rax < 0)
+                if (t->gone || !t->stopped || t->foreign || get_regs(t->tid, &regs) < 0 || (long) regs.orig_rax < 0)
                         continue;
                 if (peek_word(t->tid, regs.rip - 2, &w) == 0 && (w & 0xffff) == 0x050f) {
                         j->syscall_insn = regs.rip - 2;
@@ -857,9 +1046,12 @@ static int inject_all(Job *j, const InjectRequest *req) {
         bool first = true;
         int r;
 
+        /* Every thread is stopped: no thread of the target changes the
+         * instruction we pick after we read it. */
+        assert(j->all_stopped);
         for (size_t i = 0; i < j->n_tracees; i++) {
                 Tracee *t = &j->tracees[i];
-                if (t->gone || !t->stopped)
+                if (t->gone || !t->stopped || t->foreign)
                         continue;
                 if (j->syscall_insn == 0) {
                         r = find_syscall_insn(j, t->tid);
@@ -869,11 +1061,11 @@ static int inject_all(Job *j, const InjectRequest *req) {
                                 return r;
                 }
                 r = inject_thread(j, t, req, first);
-                /* This thread exited (or is exiting: ptrace then says ESRCH
-                 * before waitpid reports it); the others still get theirs.
-                 * release_all() detaches or reaps it either way. */
+                /* A stopped thread that is gone (ptrace says ESRCH before
+                 * waitpid reports it) went with its whole group: killed, or
+                 * replaced by an exec in another thread. */
                 if (r == -ESRCH)
-                        continue;
+                        j->tainted = true;
                 if (r < 0)
                         return r;
                 /* prctl returns 0 or -errno: 1 means it has not run yet. */
@@ -932,11 +1124,21 @@ int inject_process_pidfd(int pidfd, pid_t pid, const InjectRequest *req, InjectR
                 goto done;
         }
 
+        /* A stop request waits until every thread has its own registers
+         * back (stop_requested()). */
+        sigset_t stop_signals, old_mask;
+        sigemptyset(&stop_signals);
+        sigaddset(&stop_signals, SIGTERM);
+        sigaddset(&stop_signals, SIGINT);
+        sigaddset(&stop_signals, SIGHUP);
+        pthread_sigmask(SIG_BLOCK, &stop_signals, &old_mask);
+
         r = stop_all_threads(&j);
         if (r >= 0) {
+                j.all_stopped = true;
                 rep.threads = 0;
                 for (size_t i = 0; i < j.n_tracees; i++)
-                        rep.threads += j.tracees[i].stopped && !j.tracees[i].gone;
+                        rep.threads += j.tracees[i].stopped && !j.tracees[i].gone && !j.tracees[i].foreign;
                 /* The PID may have been reused between pidfd_open and the
                  * listing; if the pidfd's process still exists, the threads we
                  * hold are its own. */
@@ -950,7 +1152,13 @@ int inject_process_pidfd(int pidfd, pid_t pid, const InjectRequest *req, InjectR
                 r = inject_all(&j, req);
 
         release_all(&j);
+        if (j.stop_requested && r == -ETIME)
+                r = -EINTR;
+        /* Delivered now, if one came: everything is back, and detached. */
+        pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 
+        if (j.tainted && j.abort_refusal == INJECT_REFUSAL_NONE && inject_pidfd_alive(j.pidfd) != 0)
+                j.abort_refusal = INJECT_REFUSAL_CHANGED;
         if (j.abort_refusal != INJECT_REFUSAL_NONE) {
                 rep.outcome = INJECT_REFUSED;
                 rep.refusal = j.abort_refusal;

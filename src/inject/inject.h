@@ -7,17 +7,32 @@
  *   pidfd_open          guards against PID reuse
  *   refusals            from /proc/PID/status and each task's status
  *   PTRACE_SEIZE +      every thread, re-listing /proc/PID/task until no new
- *   PTRACE_INTERRUPT    thread appears: a stopped thread cannot clone
+ *   PTRACE_INTERRUPT    thread appears: a stopped thread cannot clone; the
+ *                       Tgid of each TID checked after its seize;
+ *                       PTRACE_O_TRACEEXEC, so an exec stops in the new image
  *   inject              through an existing `syscall` instruction (the vDSO's),
- *                       never patching code; registers saved with
- *                       PTRACE_GETREGSET and restored exactly
+ *                       read once every thread is stopped, never patching
+ *                       code; registers saved with PTRACE_GETREGSET and
+ *                       restored exactly, and only after the entry and exit
+ *                       stops showed our syscall at our instruction
  *   PTRACE_DETACH       every thread, also on every error path
  *
- * The calling thread becomes the tracer. If a thread never reaches a stop
- * (an uninterruptible sleep longer than the timeout), it cannot be detached
- * (the kernel detaches only stopped tracees); the report says `stuck`, and
- * the caller must let the tracing thread exit, which detaches it. That is one
- * reason to run this in a short-lived helper process. */
+ * After an exec, or a stop that is not our syscall's (the instruction was
+ * rewritten by another process that shares or writes the memory), nothing
+ * is written back: every thread is detached as it is, and the outcome is
+ * refused ("executed a new program", "changed under the injector").
+ *
+ * The calling thread becomes the tracer. SIGTERM, SIGINT and SIGHUP are
+ * blocked in it while threads are held: a pending one ends the job through
+ * the path that restores registers, and is delivered on return. A thread
+ * with our registers in is waited for until it stops, however long. If a
+ * thread with its own registers never reaches a stop (an uninterruptible
+ * sleep longer than the timeout), it cannot be detached (the kernel
+ * detaches only stopped tracees); the report says `stuck`, and the caller
+ * must let the tracing thread exit, which detaches it. That is one reason
+ * to run this in a short-lived helper process. SIGKILL of that process
+ * while a thread runs our syscall lets the thread go with our registers:
+ * the window is one syscall long. */
 
 #include <stdbool.h>
 #include <stdint.h>
