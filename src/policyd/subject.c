@@ -41,10 +41,11 @@ Subject *subject_free(Subject *s) {
          * while the subject is whole. */
         if (s->record_in_intent && write_record_file(s) < 0) {
                 s->manager->intents_pending--;
-                s->manager->intent_keep = true; /* its line stays, for a restart */
+                /* Its line stays, and the next checkpoint writes it. */
+                g_hash_table_replace(s->manager->intent_unwritten, state_file_name(s->key), record_text(s));
                 log_context(LOG_WARNING, 0, subject_name(s), NULL, NULL, 0,
-                            "Failed to write the record of a subject that goes: it stays in %s/cgroups.intent, "
-                            "which is kept until the next start",
+                            "Failed to write the record of a subject that goes: it stays in %s/cgroups.intent "
+                            "until a checkpoint can write it",
                             s->manager->state_dir);
         }
         g_free(s->key);
@@ -104,8 +105,23 @@ static Subject *subject_create(Manager *m, char *key, const char *unit, const ch
         /* What the file holds counts as saved: a start rewrites no record
          * that has not changed. (Not known: a file that would not parse,
          * or one without items, which a save removes.) */
-        int r = state_load_cgroup_record(m->state_dir, key, &s->record);
-        if (r == -ENOENT)
+        g_autofree char *name = state_file_name(key);
+        g_autofree char *unwritten = NULL;
+        int r;
+        /* Carried from the log at start, but not into its file yet: the log
+         * still holds it, and the next checkpoint writes it. */
+        if (g_hash_table_steal_extended(m->intent_unwritten, name, NULL, (gpointer *) &unwritten)) {
+                r = *unwritten ? cgroup_record_parse(unwritten, &s->record) : 0;
+                if (r >= 0) {
+                        s->saved_record = g_strdup(unwritten);
+                        s->record_in_intent = true;
+                        m->intents_pending++;
+                }
+        } else
+                r = state_load_cgroup_record(m->state_dir, key, &s->record);
+        if (s->record_in_intent)
+                ; /* saved_record set above */
+        else if (r == -ENOENT)
                 s->saved_record = g_strdup("");
         else if (r < 0)
                 s->record = NULL;
@@ -188,6 +204,10 @@ static char *record_text(const Subject *s) {
 
 #define CHECKPOINT_DELAY_USEC (1 * 1000 * 1000)
 #define CHECKPOINT_MAX_DELAY_USEC (30 * 1000 * 1000)
+/* Lines are changes, an item at most about 4 KiB (CGROUP_RECORD_PREVIOUS_MAX):
+ * hundreds of lines, and a checkpoint (a file per subject in it) well
+ * before the log costs /run much. */
+#define CHECKPOINT_MAX_SIZE (256U * 1024U)
 
 static int on_checkpoint(sd_event_source *source, uint64_t usec, void *userdata);
 
@@ -243,7 +263,7 @@ static int write_record_file(Subject *s) {
 /* Returns whether the log is empty now. */
 static bool checkpoint(Manager *m) {
         GHashTableIter it;
-        gpointer value;
+        gpointer name, value;
         int r;
 
         if (!m->intent_dirty)
@@ -259,11 +279,20 @@ static bool checkpoint(Manager *m) {
                                     "Failed to write the record, which stays in %s/cgroups.intent: %m",
                                     m->state_dir);
         }
-        /* Lines of no subject of this run, which no file holds. */
-        if (m->intents_pending > 0 || m->intent_keep) {
-                m->intent_failing = m->intents_pending > 0;
-                if (m->intent_failing)
-                        arm_checkpoint(m);
+        /* Records of no subject of this run, which no file holds yet. */
+        g_hash_table_iter_init(&it, m->intent_unwritten);
+        while (g_hash_table_iter_next(&it, &name, &value)) {
+                g_autoptr(CgroupRecord) rec = NULL;
+                if (*(const char *) value && cgroup_record_parse(value, &rec) < 0)
+                        r = 0; /* cannot happen: serialized by policyd; nothing to write */
+                else
+                        r = state_save_cgroup_record_file(m->state_dir, name, rec);
+                if (r >= 0)
+                        g_hash_table_iter_remove(&it);
+        }
+        if (m->intents_pending > 0 || g_hash_table_size(m->intent_unwritten) > 0) {
+                m->intent_failing = true;
+                arm_checkpoint(m);
                 return false;
         }
         r = state_intent_clear(m->intent_fd);
@@ -294,7 +323,7 @@ static int on_checkpoint(sd_event_source *source, uint64_t usec, void *userdata)
 
 static int append_record(Subject *s, char **text) {
         Manager *m = s->manager;
-        int r = state_intent_append(m->state_dir, &m->intent_fd, subject_key(s), *text);
+        int r = state_intent_append(m->state_dir, &m->intent_fd, subject_key(s), s->saved_record, *text);
 
         if (r < 0)
                 return r;
@@ -305,7 +334,11 @@ static int append_record(Subject *s, char **text) {
                 s->record_in_intent = true;
                 m->intents_pending++;
         }
-        arm_checkpoint(m);
+        /* By size too: a flood of changes within the delay must not fill /run. */
+        if (state_intent_size(m->intent_fd) >= CHECKPOINT_MAX_SIZE)
+                (void) checkpoint(m);
+        else
+                arm_checkpoint(m);
         return 0;
 }
 
