@@ -59,6 +59,7 @@ Subject *subject_free(Subject *s) {
         g_strfreev(s->refresh_values);
         g_free(s->active_state);
         g_strfreev(s->unit_groups);
+        sd_event_source_disable_unref(s->record_retry);
         g_free(s->no_space_logged);
         g_free(s->saved_record);
         g_free(s->saved_properties);
@@ -385,6 +386,10 @@ static int save_property_records(Subject *s) {
         g_free(s->saved_properties);
         s->saved_properties = r < 0 ? NULL : TAKE_PTR(text);
         return r;
+}
+
+int subject_save_property_records(Subject *s) {
+        return s->manager->dry_run ? 0 : save_property_records(s);
 }
 
 void subject_save(Subject *s) {
