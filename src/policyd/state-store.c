@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -313,7 +314,7 @@ int state_intent_append(const char *dir, int *fd, const char *key, const char *o
                                     dir, INTENT_FILE);
                 return -ENOSPC;
         }
-        return 0;
+        return (int) MIN(len, (size_t) INT_MAX);
 }
 
 bool state_intent_holds_lines(const char *dir) {
@@ -321,12 +322,6 @@ bool state_intent_holds_lines(const char *dir) {
         struct stat st;
 
         return stat(path, &st) >= 0 && st.st_size > 0;
-}
-
-uint64_t state_intent_size(int fd) {
-        struct stat st;
-
-        return fd >= 0 && fstat(fd, &st) >= 0 && st.st_size > 0 ? (uint64_t) st.st_size : 0;
 }
 
 int state_intent_clear(int fd) {

@@ -62,13 +62,11 @@ int state_load_cgroup_record(const char *dir, const char *key, CgroupRecord **re
 char *state_intent_changes(const char *old_text, const char *new_text);
 /* Appends key's change (state_intent_changes()) to cgroups.intent in one
  * write(), opening the log into *fd on first use (kept open by the
- * caller); nothing when nothing changed. */
+ * caller); nothing when nothing changed. Returns the bytes appended (a
+ * checkpoint comes by size as well as by time). */
 int state_intent_append(const char *dir, int *fd, const char *key, const char *old_text, const char *new_text);
 /* Whether a log with lines is there (left by a run that was killed). */
 bool state_intent_holds_lines(const char *dir);
-/* How many bytes the open log holds (0 when fd < 0): a checkpoint comes
- * by size as well as by time. */
-uint64_t state_intent_size(int fd);
 /* Empties the log: every record in it is in its own file now. */
 int state_intent_clear(int fd);
 /* At start, before any record is read: the log is read line by line

@@ -302,6 +302,7 @@ static bool checkpoint(Manager *m) {
                 return false;
         }
         m->intent_dirty = m->intent_failing = false;
+        m->intent_bytes = 0;
         m->intent_since = 0;
         return true;
 }
@@ -328,6 +329,7 @@ static int append_record(Subject *s, char **text) {
 
         if (r < 0)
                 return r;
+        m->intent_bytes += (uint64_t) r;
         g_free(s->saved_record);
         s->saved_record = TAKE_PTR(*text);
         m->intent_dirty = true;
@@ -336,7 +338,7 @@ static int append_record(Subject *s, char **text) {
                 m->intents_pending++;
         }
         /* By size too: a flood of changes within the delay must not fill /run. */
-        if (state_intent_size(m->intent_fd) >= CHECKPOINT_MAX_SIZE)
+        if (m->intent_bytes >= CHECKPOINT_MAX_SIZE)
                 (void) checkpoint(m);
         else
                 arm_checkpoint(m);
