@@ -228,11 +228,19 @@ static void restore_stale_generated(Subject *s, const CgroupPlan *plan, GPtrArra
 #define RECORD_RETRY_FIRST_USEC (1 * G_USEC_PER_SEC)
 #define RECORD_RETRY_MAX_USEC (30 * G_USEC_PER_SEC)
 
-static void record_failed(Subject *s, int error, const char *what) {
-        if (s->record_error < 0)
-                return; /* the first failure of the pass says it */
-        s->record_error = error;
-        s->record_failed_what = what;
+static void record_failed(Subject *s, int error, bool properties) {
+        if (s->record_error == 0)
+                s->record_error = error; /* the first failure of the pass says why */
+        if (properties)
+                s->record_failed_properties = true;
+        else
+                s->record_failed_cgroup = true;
+}
+
+static const char *record_failed_what(const Subject *s) {
+        return s->record_failed_cgroup && s->record_failed_properties ? "cgroup and unit properties"
+               : s->record_failed_properties                           ? "unit properties"
+                                                                       : "cgroup";
 }
 
 static int on_record_retry(sd_event_source *source, uint64_t usec, void *userdata) {
@@ -268,7 +276,7 @@ static void record_pass_done(Subject *s, int error_before) {
                 log_context(LOG_WARNING, s->record_error, subject_name(s), NULL, NULL, 0,
                             "Failed to record the %s changes ahead in %s, so not making them; trying again in "
                             "%" G_GUINT64_FORMAT " s: %m",
-                            s->record_failed_what, m->state_dir, delay / G_USEC_PER_SEC);
+                            record_failed_what(s), m->state_dir, delay / G_USEC_PER_SEC);
         s->record_retries++;
         (void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
         s->record_retry_at = now + delay;
@@ -312,7 +320,7 @@ char *apply_describe_record_failure(const Subject *s) {
         (void) sd_event_now(s->manager->event, CLOCK_MONOTONIC, &now);
         return g_strdup_printf("not made: the %s record could not be written ahead (%s); trying again in %" G_GUINT64_FORMAT
                                " s",
-                               s->record_failed_what, g_strerror(-s->record_error),
+                               record_failed_what(s), g_strerror(-s->record_error),
                                s->record_retry_at > now ? (s->record_retry_at - now + G_USEC_PER_SEC - 1) / G_USEC_PER_SEC
                                                         : 0);
 }
@@ -414,7 +422,7 @@ static void set_unit_properties(Subject *s, GPtrArray *changes, bool undo, bool 
                 if (r < 0) {
                         /* Without its record a restart could not take it back. */
                         record_revert_in_memory(s, changes, false);
-                        record_failed(s, r, "unit properties");
+                        record_failed(s, r, true);
                         return;
                 }
         }
@@ -645,7 +653,7 @@ static int save_record_ahead(const CgroupRecord *record, void *userdata) {
         if (r < 0) {
                 log_context(s->record_error < 0 ? LOG_DEBUG : LOG_WARNING, r, subject_name(s), NULL, NULL, 0,
                             "Failed to record what is about to be written, so not writing it: %m");
-                record_failed(s, r, "cgroup");
+                record_failed(s, r, false);
                 /* A full /run is not the xattr limits that ENOSPC means to the report. */
                 return r == -ENOSPC ? -EIO : r;
         }
@@ -668,6 +676,7 @@ void subject_apply_gathered(Subject *s, CandidateData *gathered, CgroupHandle *c
 
         /* Said again by this pass if its records fail again. */
         s->record_error = 0;
+        s->record_failed_cgroup = s->record_failed_properties = false;
         if (isempty(s->cgroup) || !subject_is_running(s)) {
                 record_pass_done(s, 0);
                 subject_forget_cgroup(s);

@@ -275,10 +275,12 @@ static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *err
         g_autoptr(GPtrArray) rows = explain_rows(res, plan, s->cgroup, s->needs_daemon_reload, explain_read, m);
         /* Changes held back because their record could not be written. */
         g_autofree char *unrecorded = apply_describe_record_failure(s);
-        bool properties = unrecorded && streq(s->record_failed_what, "unit properties");
         for (guint i = 0; unrecorded && i < rows->len; i++) {
                 ExplainRow *row = g_ptr_array_index(rows, i);
-                if ((row->backend == BACKEND_SYSTEMD_PROPERTY) != properties)
+                bool property = row->backend == BACKEND_SYSTEMD_PROPERTY;
+                if (!(property ? s->record_failed_properties
+                               : s->record_failed_cgroup && (row->backend == BACKEND_XATTR ||
+                                                             row->backend == BACKEND_CGROUP_FILE)))
                         continue;
                 char *note = isempty(row->note) ? g_strdup(unrecorded) : g_strconcat(row->note, "; ", unrecorded, NULL);
                 g_free(row->note);

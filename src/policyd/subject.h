@@ -82,7 +82,8 @@ typedef struct Subject {
         /* A write-ahead record that could not be written (apply.c): the
          * change it was for was not made, and is tried again by a timer. */
         int record_error;            /* < 0: the last pass's record failed with it */
-        const char *record_failed_what; /* "cgroup" or "unit properties" (static) */
+        bool record_failed_cgroup;   /* which records failed in that pass */
+        bool record_failed_properties;
         unsigned record_retries;
         uint64_t record_retry_at;    /* CLOCK_MONOTONIC µs */
         sd_event_source *record_retry;

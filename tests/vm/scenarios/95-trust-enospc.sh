@@ -39,7 +39,8 @@ now=$(systemctl show -P MemorySwapMax pgt-victim.service)
 echo "ok: MemorySwapMax is still $now with no room for the record"
 out=$(policyctl explain pgt-victim.service 2>&1 || true)
 echo "$out"
-grep -qi "record" <<<"$out" || fail "explain does not say the record could not be written: $out"
+grep -E "^ *SwapMax" <<<"$out" | grep -q "not made: .*record could not be written" \
+        || fail "explain does not say SwapMax's record could not be written: $out"
 status=$(policyctl status 2>&1 || true)
 grep -qiE "^ *Records:.*(could not|not written|failed)" <<<"$status" || fail "status does not say so: $status"
 echo "ok: explain and status say the record failed"
