@@ -324,8 +324,12 @@ bool state_intent_holds_lines(const char *dir) {
         return stat(path, &st) >= 0 && st.st_size > 0;
 }
 
-int state_intent_clear(int fd) {
-        return ftruncate(fd, 0) < 0 ? -errno : 0;
+int state_intent_clear(const char *dir, int fd) {
+        if (fd >= 0)
+                return ftruncate(fd, 0) < 0 ? -errno : 0;
+        /* Not opened by this run: a log the start could not carry whole. */
+        g_autofree char *path = g_build_filename(dir, INTENT_FILE, NULL);
+        return unlink(path) < 0 && errno != ENOENT ? -errno : 0;
 }
 
 /* One line of f into line, without its newline: 1; 0 at the end (what

@@ -67,8 +67,9 @@ char *state_intent_changes(const char *old_text, const char *new_text);
 int state_intent_append(const char *dir, int *fd, const char *key, const char *old_text, const char *new_text);
 /* Whether a log with lines is there (left by a run that was killed). */
 bool state_intent_holds_lines(const char *dir);
-/* Empties the log: every record in it is in its own file now. */
-int state_intent_clear(int fd);
+/* Empties the log: every record in it is in its own file now (fd < 0:
+ * not opened yet, removed by name). */
+int state_intent_clear(const char *dir, int fd);
 /* At start, before any record is read: the log is read line by line
  * (of any size), each key's file is its base, and the changes of each
  * whole line are applied to it in order; the result goes to its file. A

@@ -296,7 +296,7 @@ static bool checkpoint(Manager *m) {
                 arm_checkpoint(m);
                 return false;
         }
-        r = state_intent_clear(m->intent_fd);
+        r = state_intent_clear(m->state_dir, m->intent_fd);
         if (r < 0) {
                 log_warning_errno(r, "Failed to empty %s/cgroups.intent: %m", m->state_dir);
                 return false;

@@ -269,7 +269,7 @@ static void test_intent_log_replayed_at_start(void) {
         /* Emptied, it carries nothing over. */
         fd = -1;
         g_assert_cmpint(state_intent_append(dir, &fd, "a.service", t_a2, t_a1), >, 0);
-        g_assert_cmpint(state_intent_clear(fd), ==, 0);
+        g_assert_cmpint(state_intent_clear(dir, fd), ==, 0);
         safe_close(fd);
         g_assert_cmpint(state_intent_replay(dir, NULL), ==, 0);
         g_autofree char *still_a = loaded_written(dir, "a.service");
