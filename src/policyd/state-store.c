@@ -467,7 +467,8 @@ static int apply_line(const char *dir, GHashTable *entries, const char *line) {
                         g_autofree char *copy = cgroup_record_serialize(e->record);
                         if (cgroup_record_parse(copy, &rec) < 0)
                                 return -EBADMSG;
-                } else if (!e) {
+                } else if (!e && !g_str_has_prefix(rest, "cgroup\t") && !g_str_has_prefix(rest, "none")) {
+                        /* Changes of part of it: its file is the base. */
                         r = state_load_cgroup_record_file(dir, name, &rec);
                         if (r < 0 && r != -ENOENT)
                                 return r; /* no base to change: the line is not kept */

@@ -335,6 +335,32 @@ static void test_intent_log_holds_changes(void) {
         g_assert_cmpint(system(rm), ==, 0);
 }
 
+/* A record replay cannot write (here: cgroups/ is not a directory) is
+ * handed back, and the log stays until it is written; then it goes. */
+static void test_intent_replay_keeps_unwritten(void) {
+        g_autofree char *dir = g_dir_make_tmp("policyd-state-XXXXXX", NULL);
+        g_autofree char *log_path = g_build_filename(dir, "cgroups.intent", NULL);
+        g_autofree char *blocker = g_build_filename(dir, "cgroups", NULL);
+        g_autoptr(CgroupRecord) a = swap_high_record("/a.slice", "1");
+        g_autofree char *t_a = cgroup_record_serialize(a);
+        g_autoptr(GHashTable) unwritten = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        int fd = -1;
+
+        g_assert_cmpint(state_intent_append(dir, &fd, "a.service", "", t_a), >, 0);
+        safe_close(fd);
+        g_assert_true(g_file_set_contents(blocker, "", 0, NULL));
+        g_assert_cmpint(state_intent_replay(dir, unwritten), <, 0);
+        g_assert_true(g_file_test(log_path, G_FILE_TEST_EXISTS));
+        g_assert_cmpstr(g_hash_table_lookup(unwritten, "a.service"), ==, t_a);
+
+        g_assert_cmpint(g_unlink(blocker), ==, 0);
+        g_assert_cmpint(state_intent_clear(dir, -1), ==, 0);
+        g_assert_false(g_file_test(log_path, G_FILE_TEST_EXISTS));
+
+        g_autofree char *rm = g_strdup_printf("rm -rf '%s'", dir);
+        g_assert_cmpint(system(rm), ==, 0);
+}
+
 int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/state-store/file-names-fit-name-max", test_file_names_fit_name_max);
@@ -344,5 +370,6 @@ int main(int argc, char **argv) {
         g_test_add_func("/state-store/assignments-keep-their-uid", test_assignments_keep_their_uid);
         g_test_add_func("/state-store/intent-log-replayed-at-start", test_intent_log_replayed_at_start);
         g_test_add_func("/state-store/intent-log-holds-changes", test_intent_log_holds_changes);
+        g_test_add_func("/state-store/intent-replay-keeps-unwritten", test_intent_replay_keeps_unwritten);
         return g_test_run();
 }
