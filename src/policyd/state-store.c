@@ -365,28 +365,18 @@ static void intent_entry_free(void *p) {
         g_free(e);
 }
 
-static int split_item_key(const char *rest, Backend *ret_backend, char **ret_target, const char **ret_tail) {
-        g_autofree char *kind = NULL, *target_escaped = NULL;
-        const char *tab1 = strchr(rest, '\t'), *tab2;
-        g_autofree char *target = NULL;
-
-        if (!tab1)
+/* "KIND<TAB>TARGET[<TAB>WRITTEN]" of a "w" or "drop" change, read as an
+ * item's line would be (the same checks, the same strict unescaping). */
+static int parse_item_key(const char *rest, bool with_written, AppliedItem **ret) {
+        const char *tab = strchr(rest, '\t');
+        if (!tab)
                 return -EBADMSG;
-        tab2 = strchr(tab1 + 1, '\t');
-        kind = g_strndup(rest, (size_t) (tab1 - rest));
-        target_escaped = tab2 ? g_strndup(tab1 + 1, (size_t) (tab2 - tab1 - 1)) : g_strdup(tab1 + 1);
-        if (streq(kind, "xattr"))
-                *ret_backend = BACKEND_XATTR;
-        else if (streq(kind, "file"))
-                *ret_backend = BACKEND_CGROUP_FILE;
-        else
+        const char *tail = strchr(tab + 1, '\t');
+        if (with_written != (tail != NULL))
                 return -EBADMSG;
-        target = g_strcompress(target_escaped);
-        if (!cgroup_record_target_is_valid(*ret_backend, target))
-                return -EBADMSG;
-        *ret_target = TAKE_PTR(target);
-        *ret_tail = tab2 ? tab2 + 1 : NULL;
-        return 0;
+        g_autofree char *head = g_strndup(rest, (size_t) ((tail ?: rest + strlen(rest)) - rest));
+        g_autofree char *line = g_strconcat(head, "\t1\t\t", tail ? tail + 1 : "", NULL);
+        return applied_item_parse(line, ret);
 }
 
 /* Applies one change to rec (which it may replace). Changes are absolute
@@ -412,23 +402,20 @@ static int apply_op(const char *op, CgroupRecord **rec) {
                 return -EBADMSG; /* a change of no record */
         if (g_str_has_prefix(op, "w\t") || g_str_has_prefix(op, "drop\t")) {
                 bool drop = op[0] == 'd';
-                g_autofree char *target = NULL;
-                const char *tail = NULL;
-                Backend b;
+                g_autoptr(AppliedItem) key = NULL;
                 guint index;
-                int r = split_item_key(op + (drop ? strlen("drop\t") : strlen("w\t")), &b, &target, &tail);
-                if (r < 0 || (drop ? tail != NULL : tail == NULL))
-                        return -EBADMSG;
-                AppliedItem *it = cgroup_record_find(*rec, b, target, &index);
+                int r = parse_item_key(op + (drop ? strlen("drop\t") : strlen("w\t")), !drop, &key);
+                if (r < 0)
+                        return r;
+                AppliedItem *it = cgroup_record_find(*rec, key->backend, key->target, &index);
                 if (!it)
                         return 0; /* dropped later, in a file newer than this line */
-                if (drop) {
+                if (drop)
                         g_ptr_array_remove_index((*rec)->items, index);
-                        return 0;
+                else {
+                        g_free(it->written);
+                        it->written = TAKE_PTR(key->written);
                 }
-                g_autofree char *written = g_strcompress(tail);
-                g_free(it->written);
-                it->written = TAKE_PTR(written);
                 return 0;
         }
         g_autoptr(AppliedItem) item = NULL;
