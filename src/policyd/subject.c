@@ -107,11 +107,12 @@ static Subject *subject_create(Manager *m, char *key, const char *unit, const ch
          * that has not changed. (Not known: a file that would not parse,
          * or one without items, which a save removes.) */
         g_autofree char *name = state_file_name(key);
-        g_autofree char *unwritten = NULL;
+        g_autofree char *unwritten = NULL, *stolen_name = NULL;
         int r;
         /* Carried from the log at start, but not into its file yet: the log
          * still holds it, and the next checkpoint writes it. */
-        if (g_hash_table_steal_extended(m->intent_unwritten, name, NULL, (gpointer *) &unwritten)) {
+        if (g_hash_table_steal_extended(m->intent_unwritten, name, (gpointer *) &stolen_name,
+                                        (gpointer *) &unwritten)) {
                 r = *unwritten ? cgroup_record_parse(unwritten, &s->record) : 0;
                 if (r >= 0) {
                         s->saved_record = g_strdup(unwritten);
