@@ -651,7 +651,8 @@ static int save_record_ahead(const CgroupRecord *record, void *userdata) {
         Subject *s = userdata;
         int r = subject_record_ahead(s);
         if (r < 0) {
-                log_context(s->record_error < 0 ? LOG_DEBUG : LOG_WARNING, r, subject_name(s), NULL, NULL, 0,
+                /* Said once: record_pass_done() sums each failing pass up. */
+                log_context(s->record_retries > 0 ? LOG_DEBUG : LOG_WARNING, r, subject_name(s), NULL, NULL, 0,
                             "Failed to record what is about to be written, so not writing it: %m");
                 record_failed(s, r, false);
                 /* A full /run is not the xattr limits that ENOSPC means to the report. */
