@@ -393,6 +393,7 @@ typedef struct DaemonState {
         char *processes;
         char *attributes;
         char *managers;
+        char *records;
         bool dry_run;
         uint32_t n_groups, n_members, n_errors, n_warnings, n_need_daemon_reload;
         uint64_t last_reload_usec;
@@ -403,6 +404,7 @@ static void daemon_state_done(DaemonState *s) {
         g_free(s->processes);
         g_free(s->attributes);
         g_free(s->managers);
+        g_free(s->records);
 }
 
 /* The reply to Properties.GetAll. */
@@ -435,6 +437,12 @@ static int parse_daemon_state(sd_bus_message *reply, DaemonState *ret) {
                         if (r >= 0) {
                                 g_free(s.attributes);
                                 s.attributes = g_strdup(str);
+                        }
+                } else if (streq(name, "Records")) {
+                        r = sd_bus_message_read(reply, "v", "s", &str);
+                        if (r >= 0) {
+                                g_free(s.records);
+                                s.records = g_strdup(str);
                         }
                 } else if (streq(name, "Managers")) {
                         r = sd_bus_message_read(reply, "v", "s", &str);
@@ -564,6 +572,8 @@ static void print_status_json(const DaemonState *s, const GPtrArray *groups) {
         g_string_append_c(out, ',');
         json_append_field(out, "managers", s->managers, true);
         g_string_append_c(out, ',');
+        json_append_field(out, "records", s->records, true);
+        g_string_append_c(out, ',');
         json_append_key(out, "last_reload_usec");
         if (s->last_reload_usec > 0)
                 g_string_append_printf(out, "%" PRIu64, s->last_reload_usec);
@@ -607,6 +617,8 @@ static void print_status_text(const DaemonState *s, const GPtrArray *groups) {
                 printf("  Attributes: %s\n", s->attributes);
         if (s->managers)
                 printf("    Managers: %s\n", s->managers);
+        if (s->records)
+                printf("     Records: %s\n", s->records);
         if (s->n_need_daemon_reload > 0)
                 printf("   Generator: %" PRIu32 " %s unit files name changed groups: run 'systemctl daemon-reload'\n"
                        "              (or 'policyctl reload --daemon-reload') for their exec-time settings\n",

@@ -217,9 +217,117 @@ static void restore_stale_generated(Subject *s, const CgroupPlan *plan, GPtrArra
         }
 }
 
+/* ---- Write-ahead records that could not be written ----
+ *
+ * A change is made only after its record is in /run/policyd, so that a
+ * restart can take it back. When the record cannot be written (ENOSPC in
+ * a full /run), the change is not made: the subject says so (explain,
+ * status), and is applied again by a timer, 1 s after the failure and
+ * twice as long each time after, up to 30 s, until the record is written
+ * or the subject goes. */
+#define RECORD_RETRY_FIRST_USEC (1 * G_USEC_PER_SEC)
+#define RECORD_RETRY_MAX_USEC (30 * G_USEC_PER_SEC)
+
+static void record_failed(Subject *s, int error, bool properties) {
+        if (s->record_error == 0)
+                s->record_error = error; /* the first failure of the pass says why */
+        if (properties)
+                s->record_failed_properties = true;
+        else
+                s->record_failed_cgroup = true;
+}
+
+static const char *record_failed_what(const Subject *s) {
+        return s->record_failed_cgroup && s->record_failed_properties ? "cgroup and unit properties"
+               : s->record_failed_properties                           ? "unit properties"
+                                                                       : "cgroup";
+}
+
+static int on_record_retry(sd_event_source *source, uint64_t usec, void *userdata) {
+        Subject *s = userdata;
+        (void) source;
+        (void) usec;
+        log_context(LOG_DEBUG, 0, subject_name(s), NULL, NULL, 0, "Trying again to record and make the changes");
+        subject_apply(s);
+        return 0;
+}
+
+/* At the end of a pass: a failed record arms the retry, a written one
+ * after failures says so and stops it. */
+static void record_pass_done(Subject *s, int error_before) {
+        Manager *m = s->manager;
+        uint64_t delay, now = 0;
+        int r;
+
+        if (s->record_error == 0) {
+                if (error_before < 0)
+                        log_context(LOG_NOTICE, 0, subject_name(s), NULL, NULL, 0,
+                                    "Recorded in %s after %u %s: changes made", m->state_dir, s->record_retries,
+                                    s->record_retries == 1 ? "retry" : "retries");
+                s->record_retries = 0;
+                s->record_retry_at = 0;
+                if (s->record_retry)
+                        (void) sd_event_source_set_enabled(s->record_retry, SD_EVENT_OFF);
+                return;
+        }
+        delay = RECORD_RETRY_FIRST_USEC << MIN(s->record_retries, 5U);
+        delay = MIN(delay, RECORD_RETRY_MAX_USEC);
+        if (error_before == 0)
+                log_context(LOG_WARNING, s->record_error, subject_name(s), NULL, NULL, 0,
+                            "Failed to record the %s changes ahead in %s, so not making them; trying again in "
+                            "%" G_GUINT64_FORMAT " s: %m",
+                            record_failed_what(s), m->state_dir, delay / G_USEC_PER_SEC);
+        s->record_retries++;
+        (void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+        s->record_retry_at = now + delay;
+        if (s->record_retry) {
+                r = sd_event_source_set_time(s->record_retry, s->record_retry_at);
+                if (r >= 0)
+                        r = sd_event_source_set_enabled(s->record_retry, SD_EVENT_ONESHOT);
+        } else
+                r = sd_event_add_time(m->event, &s->record_retry, CLOCK_MONOTONIC, s->record_retry_at, 0,
+                                      on_record_retry, s);
+        if (r < 0)
+                log_context(LOG_WARNING, r, subject_name(s), NULL, NULL, 0, "Failed to arm the retry: %m");
+}
+
+char *apply_describe_record_failures(Manager *m) {
+        GHashTableIter it;
+        gpointer value;
+        unsigned n = 0;
+        int error = 0;
+
+        g_hash_table_iter_init(&it, m->subjects);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                const Subject *s = value;
+                if (s->record_error < 0) {
+                        n++;
+                        error = s->record_error;
+                }
+        }
+        if (n == 0)
+                return g_strdup_printf("written ahead in %s", m->state_dir);
+        return g_strdup_printf("%u %s whose record could not be written ahead in %s (%s): their changes are not "
+                               "made, and are tried again",
+                               n, n == 1 ? "subject" : "subjects", m->state_dir, g_strerror(-error));
+}
+
+char *apply_describe_record_failure(const Subject *s) {
+        uint64_t now = 0;
+
+        if (s->record_error >= 0)
+                return NULL;
+        (void) sd_event_now(s->manager->event, CLOCK_MONOTONIC, &now);
+        return g_strdup_printf("not made: the %s record could not be written ahead (%s); trying again in %" G_GUINT64_FORMAT
+                               " s",
+                               record_failed_what(s), g_strerror(-s->record_error),
+                               s->record_retry_at > now ? (s->record_retry_at - now + G_USEC_PER_SEC - 1) / G_USEC_PER_SEC
+                                                        : 0);
+}
+
 /* Write-ahead, before the call: each property to set is recorded with the
  * value to restore and the value about to be written. */
-static void record_ahead(Subject *s, GPtrArray *changes) {
+static int record_ahead(Subject *s, GPtrArray *changes) {
         for (guint i = 0; i < changes->len; i++) {
                 PropertyChange *c = g_ptr_array_index(changes, i);
                 PropertyRecord *rec = subject_find_property_record(s, c->property);
@@ -235,11 +343,12 @@ static void record_ahead(Subject *s, GPtrArray *changes) {
                         g_ptr_array_add(s->property_records, rec);
                 }
         }
-        subject_save(s);
+        return subject_save_property_records(s);
 }
 
-/* systemd refused: the records go back to what they said before. */
-static void record_revert(Subject *s, GPtrArray *changes) {
+/* systemd refused, or the records could not be written (save false: the
+ * file still says what they said before): they go back to that. */
+static void record_revert_in_memory(Subject *s, GPtrArray *changes, bool save) {
         for (guint i = 0; i < changes->len; i++) {
                 PropertyChange *c = g_ptr_array_index(changes, i);
                 PropertyRecord *rec = subject_find_property_record(s, c->property);
@@ -251,7 +360,12 @@ static void record_revert(Subject *s, GPtrArray *changes) {
                 } else
                         g_ptr_array_remove(s->property_records, rec);
         }
-        subject_save(s);
+        if (save)
+                subject_save(s);
+}
+
+static void record_revert(Subject *s, GPtrArray *changes) {
+        record_revert_in_memory(s, changes, true);
 }
 
 static char *changes_to_string(GPtrArray *changes, bool with_values) {
@@ -303,8 +417,15 @@ static void set_unit_properties(Subject *s, GPtrArray *changes, bool undo, bool 
                 return;
         for (guint i = 0; i < changes->len; i++)
                 ((PropertyChange *) g_ptr_array_index(changes, i))->focus_move = focus_move;
-        if (!undo)
-                record_ahead(s, changes);
+        if (!undo) {
+                int r = record_ahead(s, changes);
+                if (r < 0) {
+                        /* Without its record a restart could not take it back. */
+                        record_revert_in_memory(s, changes, false);
+                        record_failed(s, r, true);
+                        return;
+                }
+        }
         SystemdLink *l = manager_link_of(s->manager, s);
         if ((l ? systemd_set_unit_properties(l, s->unit, changes, undo) : -ENOTCONN) < 0 && !undo)
                 record_revert(s, changes);
@@ -529,9 +650,14 @@ static void log_apply_action(const char *who, const Action *a, bool focus_move) 
 static int save_record_ahead(const CgroupRecord *record, void *userdata) {
         Subject *s = userdata;
         int r = subject_record_ahead(s);
-        if (r < 0)
-                return log_context(LOG_WARNING, r, subject_name(s), NULL, NULL, 0,
-                                   "Failed to record what is about to be written, so not writing it: %m");
+        if (r < 0) {
+                /* Said once: record_pass_done() sums each failing pass up. */
+                log_context(s->record_retries > 0 ? LOG_DEBUG : LOG_WARNING, r, subject_name(s), NULL, NULL, 0,
+                            "Failed to record what is about to be written, so not writing it: %m");
+                record_failed(s, r, false);
+                /* A full /run is not the xattr limits that ENOSPC means to the report. */
+                return r == -ENOSPC ? -EIO : r;
+        }
         return 0;
 }
 
@@ -547,9 +673,13 @@ void subject_apply_gathered(Subject *s, CandidateData *gathered, CgroupHandle *c
         g_autoptr(ApplyReport) report = NULL;
         g_autofree char *attributes_seen = NULL;
         const char *who = subject_name(s);
-        int k;
+        int k, record_error_before = s->record_error;
 
+        /* Said again by this pass if its records fail again. */
+        s->record_error = 0;
+        s->record_failed_cgroup = s->record_failed_properties = false;
         if (isempty(s->cgroup) || !subject_is_running(s)) {
+                record_pass_done(s, 0);
                 subject_forget_cgroup(s);
                 subject_keep_resolution(s, NULL);
                 process_watch_subject_gone(m->processes, subject_key(s));
@@ -615,5 +745,6 @@ void subject_apply_gathered(Subject *s, CandidateData *gathered, CgroupHandle *c
         if (was_member != (s->memberships && s->memberships->len > 0))
                 bus_api_emit_members_changed(m);
         subject_save(s);
+        record_pass_done(s, record_error_before);
         process_watch_subject_applied(m->processes, s);
 }

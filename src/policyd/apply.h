@@ -26,4 +26,10 @@ void subject_properties_set(Subject *s, const char *unit, GPtrArray *changes, bo
 /* The journal line for one write or undo of a plan (who: the unit or
  * cgroup, named in the text and in UNIT=); a change made (or that would
  * be) at change_level, LOG_NOTICE but for routine ones. */
+/* For status: how many subjects wait for a record that could not be
+ * written ahead (their changes not made), or that all were written. */
+char *apply_describe_record_failures(Manager *m);
+/* For explain: why the subject's changes are not made, or NULL. */
+char *apply_describe_record_failure(const Subject *s);
+
 void apply_log_action(const char *who, const Action *a, int change_level);

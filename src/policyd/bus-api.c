@@ -8,6 +8,7 @@
 #include "user-managers.h"
 #include "bus-util.h"
 #include "conf-parse.h"
+#include "apply.h"
 #include "explain.h"
 #include "gather.h"
 #include "json-writer.h"
@@ -272,6 +273,19 @@ static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *err
                 return r;
 
         g_autoptr(GPtrArray) rows = explain_rows(res, plan, s->cgroup, s->needs_daemon_reload, explain_read, m);
+        /* Changes held back because their record could not be written. */
+        g_autofree char *unrecorded = apply_describe_record_failure(s);
+        for (guint i = 0; unrecorded && i < rows->len; i++) {
+                ExplainRow *row = g_ptr_array_index(rows, i);
+                bool property = row->backend == BACKEND_SYSTEMD_PROPERTY;
+                if (!(property ? s->record_failed_properties
+                               : s->record_failed_cgroup && (row->backend == BACKEND_XATTR ||
+                                                             row->backend == BACKEND_CGROUP_FILE)))
+                        continue;
+                char *note = isempty(row->note) ? g_strdup(unrecorded) : g_strconcat(row->note, "; ", unrecorded, NULL);
+                g_free(row->note);
+                row->note = note;
+        }
         r = sd_bus_message_open_container(reply, 'a', "(sssssss)");
         if (r < 0)
                 return r;
@@ -599,6 +613,10 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
                 g_autofree char *text = attr_watch_describe(m->attributes);
                 return sd_bus_message_append(reply, "s", text);
         }
+        if (streq(property, "Records")) {
+                g_autofree char *text = apply_describe_record_failures(m);
+                return sd_bus_message_append(reply, "s", text);
+        }
         if (streq(property, "Managers")) {
                 g_autofree char *text = user_managers_describe(m);
                 return sd_bus_message_append(reply, "s", text);
@@ -629,6 +647,7 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_PROPERTY("Processes", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION),
         SD_BUS_PROPERTY("Attributes", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION),
         SD_BUS_PROPERTY("Managers", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION),
+        SD_BUS_PROPERTY("Records", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION),
         SD_BUS_PROPERTY("NUnitsNeedDaemonReload", "u", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION),
         SD_BUS_METHOD_WITH_NAMES("ListGroups", NULL, , "a(suss)", SD_BUS_PARAM(groups), method_list_groups,
                                  SD_BUS_VTABLE_UNPRIVILEGED),

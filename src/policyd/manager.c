@@ -590,6 +590,7 @@ int manager_new(const char *cgroup_root, bool dry_run, bool once, Manager **ret)
         m->cgroup_root = g_strdup(cgroup_root);
         m->state_dir = g_strdup(state ? state : POLICYD_STATE_DIR);
         m->intent_fd = -1;
+        m->intent_unwritten = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
         m->dry_run = m->dry_run_argument = dry_run;
         m->once = once;
         m->subjects = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, subject_free_notify);
@@ -644,12 +645,14 @@ int manager_new(const char *cgroup_root, bool dry_run, bool once, Manager **ret)
                                    "leaves them there, and reads the older files.",
                                    m->state_dir);
         } else {
-                r = state_intent_replay(m->state_dir);
+                r = state_intent_replay(m->state_dir, m->intent_unwritten);
                 if (r > 0)
                         log_info("Carried %i record%s written ahead by the last run into %s/cgroups.", r,
                                  r == 1 ? "" : "s", m->state_dir);
-                /* What it could not carry stays there: appended to, never emptied. */
-                m->intent_keep = r < 0;
+                /* What it could not write stays there, appended to (each save
+                 * goes to the log while it holds lines), until a checkpoint
+                 * writes it; a log it could not read at all is emptied then. */
+                m->intent_dirty = r < 0 && state_intent_holds_lines(m->state_dir);
         }
 
         *ret = TAKE_PTR(m);
@@ -685,6 +688,7 @@ Manager *manager_free(Manager *m) {
         sd_event_source_unref(m->reconnect_timer);
         sd_event_source_unref(m->rescan_timer);
         sd_event_source_unref(m->intent_checkpoint);
+        g_hash_table_unref(m->intent_unwritten);
         sd_event_unref(m->event);
         g_free(m->cgroup_root);
         safe_close(m->intent_fd);

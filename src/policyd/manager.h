@@ -60,7 +60,9 @@ struct Manager {
         int intent_fd;             /* state_dir/cgroups.intent, opened on first use (state-store.h) */
         unsigned intents_pending;  /* subjects whose newest record is only in it */
         bool intent_dirty;         /* it holds lines */
-        bool intent_keep;          /* it holds lines no file has (a failed replay or save): never emptied */
+        uint64_t intent_bytes;     /* appended since it was last emptied: a checkpoint by size */
+        GHashTable *intent_unwritten; /* file name → record text it holds that no file has yet
+                                       * (a failed carry or save): written at a checkpoint */
         bool intent_failing;       /* the last checkpoint could not write every file */
         uint64_t intent_since;     /* CLOCK_MONOTONIC of its first line since it was emptied */
         uint64_t intent_last;      /* and of its last */

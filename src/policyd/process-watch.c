@@ -142,18 +142,19 @@ static void watch_mode_changed(ProcessWatch *w) {
  * killed in between still knows what to take back. A value the injection
  * never set is no harm there: undo happens only where the process still
  * has what the record says. */
-static void save_records(ProcessWatch *w) {
+static int save_records(ProcessWatch *w) {
         g_autoptr(GString) text = g_string_new(NULL);
         GHashTableIter it;
         gpointer value;
         int k;
 
         if (w->manager->dry_run)
-                return;
+                return 0;
         g_hash_table_iter_init(&it, w->records);
         while (g_hash_table_iter_next(&it, NULL, &value)) {
                 const ProcessRecord *r = value;
-                bool injecting = r->call && !r->call_is_query;
+                /* pidfd: a call is starting (start_call() saves ahead of it) or in flight. */
+                bool injecting = (r->call || r->pidfd >= 0) && !r->call_is_query;
                 int ksm = injecting && r->step.ksm >= 0 ? r->step.ksm : r->applied.ksm;
                 const char *mempolicy = injecting && r->step.mempolicy ? r->step.mempolicy : r->applied.mempolicy;
 
@@ -168,6 +169,7 @@ static void save_records(ProcessWatch *w) {
                 k = write_file_atomic(w->state_path, text->str, 0600, WRITE_FILE_SYNC);
         if (k < 0)
                 log_warning_errno(k, "Failed to write %s: %m", w->state_path);
+        return k;
 }
 
 /* ---- which subject a cgroup is ---- */
@@ -757,6 +759,9 @@ static int start_call(ProcessWatch *w, ProcessRecord *r) {
         /* The pidfd is of the process we looked at, not a later one with its PID. */
         if (read_start_time(r->pid, &t) < 0 || t != r->start_time)
                 return -ESRCH;
+        /* Write-ahead: without its record, no injection (tried again later). */
+        if (!r->call_is_query && !r->migrate_to && (k = save_records(w)) < 0)
+                return k;
         if (r->migrate_to)
                 k = inject_call_start_migrate(w->manager->event, w->socket_path, r->pidfd, r->pid, r->migrate_to,
                                               on_call_done, w, &r->call);
@@ -767,10 +772,8 @@ static int start_call(ProcessWatch *w, ProcessRecord *r) {
                 return k;
         w->calls_in_flight++;
         manager_call_started(w->manager);
-        if (!r->call_is_query && !r->migrate_to) {
-                save_records(w); /* ahead of the change */
+        if (!r->call_is_query && !r->migrate_to)
                 watch_mode_changed(w);
-        }
         return 0;
 }
 

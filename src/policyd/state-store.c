@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -189,11 +190,104 @@ int state_save_cgroup_record(const char *dir, const char *key, const CgroupRecor
 }
 
 #define INTENT_FILE "cgroups.intent"
+/* Between the changes of one line: escaped fields never hold a raw 0x1e. */
+#define INTENT_OP_SEPARATOR '\x1e'
+/* A longer line is no line policyd writes (an item is bounded by
+ * CGROUP_RECORD_PREVIOUS_MAX and NAME_MAX, or was by 64 KiB twice escaped
+ * in the older whole-record lines): skipped as malformed. */
+#define INTENT_LINE_MAX (1024U * 1024U)
+/* Malformed lines named one by one; past that, only counted. */
+#define INTENT_WARNINGS_MAX 10U
 
-int state_intent_append(const char *dir, int *fd, const char *key, const char *text) {
+/* Splits a record's text into its header ("cgroup\tPATH") and a table of
+ * its item lines by "KIND\tTARGET". */
+static void split_record_text(const char *text, char **ret_header, GHashTable *items, GPtrArray *order) {
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+
+        *ret_header = NULL;
+        for (guint i = 0; lines[i]; i++) {
+                if (*lines[i] == '\0')
+                        continue;
+                if (i == 0) {
+                        *ret_header = g_strdup(lines[i]);
+                        continue;
+                }
+                const char *tab = strchr(lines[i], '\t');
+                tab = tab ? strchr(tab + 1, '\t') : NULL;
+                if (!tab)
+                        continue;
+                char *key = g_strndup(lines[i], (size_t) (tab - lines[i]));
+                if (order)
+                        g_ptr_array_add(order, key);
+                g_hash_table_replace(items, key, g_strdup(lines[i]));
+        }
+}
+
+static void append_op(GString *out, const char *op) {
+        if (out->len > 0)
+                g_string_append_c(out, INTENT_OP_SEPARATOR);
+        g_string_append(out, op);
+}
+
+/* Everything up to the last tab: the item without its written value. */
+static size_t item_head_len(const char *line) {
+        const char *tab = strrchr(line, '\t');
+        return tab ? (size_t) (tab - line) : strlen(line);
+}
+
+char *state_intent_changes(const char *old_text, const char *new_text) {
+        g_autoptr(GHashTable) old_items = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+        g_autoptr(GHashTable) new_items = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+        g_autoptr(GPtrArray) old_order = g_ptr_array_new_with_free_func(g_free);
+        g_autoptr(GPtrArray) new_order = g_ptr_array_new_with_free_func(g_free);
+        g_autofree char *old_header = NULL, *new_header = NULL;
+        g_autoptr(GString) out = g_string_new(NULL);
+
+        if (isempty(new_text)) {
+                if (old_text && *old_text == '\0')
+                        return NULL;
+                return g_strdup("none");
+        }
+        split_record_text(new_text, &new_header, new_items, new_order);
+        if (old_text)
+                split_record_text(old_text, &old_header, old_items, old_order);
+        /* Another cgroup, or nothing known of what was saved: from scratch. */
+        bool reset = !streq_ptr(old_header, new_header);
+        if (reset)
+                append_op(out, strempty(new_header));
+
+        for (guint i = 0; i < new_order->len; i++) {
+                const char *key = g_ptr_array_index(new_order, i);
+                const char *line = g_hash_table_lookup(new_items, key);
+                const char *old = reset ? NULL : g_hash_table_lookup(old_items, key);
+                size_t head = item_head_len(line);
+
+                if (streq_ptr(old, line))
+                        continue;
+                if (old && item_head_len(old) == head && strncmp(old, line, head) == 0) {
+                        /* Only what policyd writes changed (a focus move): not
+                         * the value from before, which may be 4 KiB. */
+                        g_autofree char *op = g_strconcat("w\t", key, "\t", line + head + 1, NULL);
+                        append_op(out, op);
+                } else
+                        append_op(out, line);
+        }
+        for (guint i = 0; !reset && i < old_order->len; i++) {
+                const char *key = g_ptr_array_index(old_order, i);
+                if (!g_hash_table_contains(new_items, key)) {
+                        g_autofree char *op = g_strconcat("drop\t", key, NULL);
+                        append_op(out, op);
+                }
+        }
+        return out->len > 0 ? g_string_free(g_steal_pointer(&out), FALSE) : NULL;
+}
+
+int state_intent_append(const char *dir, int *fd, const char *key, const char *old_text, const char *new_text) {
+        g_autofree char *changes = state_intent_changes(old_text, new_text);
+        if (!changes)
+                return 0;
         g_autofree char *name = state_file_name(key);
-        g_autofree char *escaped = g_strescape(text, NULL);
-        g_autofree char *line = g_strconcat(name, "\t", escaped, "\n", NULL);
+        g_autofree char *line = g_strconcat(name, "\t", changes, "\n", NULL);
         size_t len = strlen(line);
         ssize_t n;
 
@@ -220,7 +314,7 @@ int state_intent_append(const char *dir, int *fd, const char *key, const char *t
                                     dir, INTENT_FILE);
                 return -ENOSPC;
         }
-        return 0;
+        return (int) MIN(len, (size_t) INT_MAX);
 }
 
 bool state_intent_holds_lines(const char *dir) {
@@ -230,57 +324,209 @@ bool state_intent_holds_lines(const char *dir) {
         return stat(path, &st) >= 0 && st.st_size > 0;
 }
 
-int state_intent_clear(int fd) {
-        return ftruncate(fd, 0) < 0 ? -errno : 0;
+int state_intent_clear(const char *dir, int fd) {
+        if (fd >= 0)
+                return ftruncate(fd, 0) < 0 ? -errno : 0;
+        /* Not opened by this run: a log the start could not carry whole. */
+        g_autofree char *path = g_build_filename(dir, INTENT_FILE, NULL);
+        return unlink(path) < 0 && errno != ENOENT ? -errno : 0;
 }
 
-int state_intent_replay(const char *dir) {
-        g_autofree char *path = g_build_filename(dir, INTENT_FILE, NULL);
-        g_autofree char *data = NULL;
-        g_autoptr(GHashTable) last = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-        size_t size;
-        int r, carried = 0;
+/* One line of f into line, without its newline: 1; 0 at the end (what
+ * follows the last newline, a write cut short, is dropped); -E2BIG for a
+ * line over INTENT_LINE_MAX, read to its end and not kept; -errno. */
+static int read_line(FILE *f, GString *line) {
+        bool too_long = false;
+        int c;
 
-        r = read_full_file(path, &data, &size);
-        if (r == -ENOENT)
-                return 0;
-        if (r < 0)
-                return log_warning_errno(r, "Failed to read %s, the records written last may be lost: %m", path);
-
-        g_auto(GStrv) lines = g_strsplit(data, "\n", -1);
-        guint n = g_strv_length(lines);
-        /* What follows the last newline is a write cut short, or nothing. */
-        for (guint i = 0; i + 1 < n; i++) {
-                const char *tab = strchr(lines[i], '\t');
-                g_autofree char *name = tab ? g_strndup(lines[i], (size_t) (tab - lines[i])) : NULL;
-                g_autofree char *key = name ? state_file_name_to_key(name) : NULL;
-                /* A hashed name stands for a key it does not hold. */
-                bool name_ok = name && !strchr(name, '/') && !streq(name, ".") && !streq(name, "..") &&
-                               (key || state_file_name_is_hashed(name));
-                g_autofree char *text = tab ? g_strcompress(tab + 1) : NULL;
-                g_autoptr(CgroupRecord) rec = NULL;
-
-                if (!name_ok || (*text && cgroup_record_parse(text, &rec) < 0)) {
-                        log_warning("%s:%u: malformed line, ignoring it", path, i + 1);
-                        continue;
-                }
-                g_hash_table_replace(last, g_steal_pointer(&name), g_steal_pointer(&text));
+        g_string_truncate(line, 0);
+        while ((c = getc_unlocked(f)) != EOF) {
+                if (c == '\n')
+                        return too_long ? -E2BIG : 1;
+                if (line->len >= INTENT_LINE_MAX)
+                        too_long = true;
+                else
+                        g_string_append_c(line, (char) c);
         }
+        return ferror(f) ? -EIO : 0;
+}
+
+/* What the log says of one key so far: its record (NULL: none), from its
+ * file when the first line of it changes only part of it. */
+typedef struct IntentEntry {
+        CgroupRecord *record;
+} IntentEntry;
+
+static void intent_entry_free(void *p) {
+        IntentEntry *e = p;
+        if (!e)
+                return;
+        cgroup_record_free(e->record);
+        g_free(e);
+}
+
+/* "KIND<TAB>TARGET[<TAB>WRITTEN]" of a "w" or "drop" change, read as an
+ * item's line would be (the same checks, the same strict unescaping). */
+static int parse_item_key(const char *rest, bool with_written, AppliedItem **ret) {
+        const char *tab = strchr(rest, '\t');
+        if (!tab)
+                return -EBADMSG;
+        const char *tail = strchr(tab + 1, '\t');
+        if (with_written != (tail != NULL))
+                return -EBADMSG;
+        g_autofree char *head = g_strndup(rest, (size_t) ((tail ?: rest + strlen(rest)) - rest));
+        g_autofree char *line = g_strconcat(head, "\t1\t\t", tail ? tail + 1 : "", NULL);
+        return applied_item_parse(line, ret);
+}
+
+/* Applies one change to rec (which it may replace). Changes are absolute
+ * (an item's whole line, its written value, its removal, a new record),
+ * so a log replayed over a file a checkpoint wrote after some of its lines
+ * comes to the same record. */
+static int apply_op(const char *op, CgroupRecord **rec) {
+        if (streq(op, "none")) {
+                g_clear_pointer(rec, cgroup_record_free);
+                return 0;
+        }
+        if (g_str_has_prefix(op, "cgroup\t")) {
+                g_autofree char *text = g_strconcat(op, "\n", NULL);
+                CgroupRecord *fresh = NULL;
+                int r = cgroup_record_parse(text, &fresh);
+                if (r < 0)
+                        return r;
+                cgroup_record_free(*rec);
+                *rec = fresh;
+                return 0;
+        }
+        if (!*rec)
+                return -EBADMSG; /* a change of no record */
+        if (g_str_has_prefix(op, "w\t") || g_str_has_prefix(op, "drop\t")) {
+                bool drop = op[0] == 'd';
+                g_autoptr(AppliedItem) key = NULL;
+                guint index;
+                int r = parse_item_key(op + (drop ? strlen("drop\t") : strlen("w\t")), !drop, &key);
+                if (r < 0)
+                        return r;
+                AppliedItem *it = cgroup_record_find(*rec, key->backend, key->target, &index);
+                if (!it)
+                        return 0; /* dropped later, in a file newer than this line */
+                if (drop)
+                        g_ptr_array_remove_index((*rec)->items, index);
+                else {
+                        g_free(it->written);
+                        it->written = TAKE_PTR(key->written);
+                }
+                return 0;
+        }
+        g_autoptr(AppliedItem) item = NULL;
+        guint index;
+        int r = applied_item_parse(op, &item);
+        if (r < 0)
+                return r;
+        if (cgroup_record_find(*rec, item->backend, item->target, &index))
+                g_ptr_array_remove_index((*rec)->items, index);
+        g_ptr_array_add((*rec)->items, TAKE_PTR(item));
+        return 0;
+}
+
+/* One line: every change of it, or none (a copy takes them first). */
+static int apply_line(const char *dir, GHashTable *entries, const char *line) {
+        const char *tab = strchr(line, '\t');
+        g_autofree char *name = tab ? g_strndup(line, (size_t) (tab - line)) : NULL;
+        g_autofree char *key = name ? state_file_name_to_key(name) : NULL;
+        /* A hashed name stands for a key it does not hold. */
+        if (!name || strchr(name, '/') || streq(name, ".") || streq(name, "..") ||
+            (!key && !state_file_name_is_hashed(name)))
+                return -EBADMSG;
+
+        const char *rest = tab + 1;
+        IntentEntry *e = g_hash_table_lookup(entries, name);
+        g_autoptr(CgroupRecord) rec = NULL;
+        int r;
+
+        /* A line of an older policyd: the whole record, escaped once more. */
+        if (*rest == '\0' || g_str_has_prefix(rest, "cgroup\\t")) {
+                g_autofree char *text = g_strcompress(rest);
+                if (*text && cgroup_record_parse(text, &rec) < 0)
+                        return -EBADMSG;
+        } else {
+                if (e && e->record) {
+                        g_autofree char *copy = cgroup_record_serialize(e->record);
+                        if (cgroup_record_parse(copy, &rec) < 0)
+                                return -EBADMSG;
+                } else if (!e && !g_str_has_prefix(rest, "cgroup\t") && !g_str_has_prefix(rest, "none")) {
+                        /* Changes of part of it: its file is the base. */
+                        r = state_load_cgroup_record_file(dir, name, &rec);
+                        if (r < 0 && r != -ENOENT)
+                                return r; /* no base to change: the line is not kept */
+                }
+                g_auto(GStrv) ops = g_strsplit(rest, (const char[]) { INTENT_OP_SEPARATOR, '\0' }, -1);
+                for (char **op = ops; *op; op++) {
+                        r = apply_op(*op, &rec);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        if (!e) {
+                e = g_new0(IntentEntry, 1);
+                g_hash_table_insert(entries, g_steal_pointer(&name), e);
+        }
+        cgroup_record_free(e->record);
+        e->record = TAKE_PTR(rec);
+        return 0;
+}
+
+int state_intent_replay(const char *dir, GHashTable *unwritten) {
+        g_autofree char *path = g_build_filename(dir, INTENT_FILE, NULL);
+        g_autoptr(GHashTable) entries = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, intent_entry_free);
+        g_autoptr(GString) line = g_string_new(NULL);
+        unsigned n = 0, malformed = 0;
+        int r, carried = 0, failed = 0;
+        FILE *f;
+
+        f = fopen(path, "re");
+        if (!f)
+                return errno == ENOENT ? 0
+                                       : log_warning_errno(-errno, "Failed to open %s, the records written last are lost: %m",
+                                                           path);
+        /* Streamed: a log of any size is read, in memory only its records. */
+        while ((r = read_line(f, line)) != 0) {
+                n++;
+                if (r == -EIO) {
+                        log_warning("%s: read error after line %u, keeping the lines before it", path, n - 1);
+                        break;
+                }
+                if (r >= 0)
+                        r = apply_line(dir, entries, line->str);
+                if (r < 0 && ++malformed <= INTENT_WARNINGS_MAX)
+                        log_warning("%s:%u: malformed line, ignoring it", path, n);
+        }
+        fclose(f);
+        if (malformed > INTENT_WARNINGS_MAX)
+                log_warning("%s: %u malformed lines in all, ignored", path, malformed);
 
         GHashTableIter it;
         gpointer key, value;
-        g_hash_table_iter_init(&it, last);
+        g_hash_table_iter_init(&it, entries);
         while (g_hash_table_iter_next(&it, &key, &value)) {
-                g_autoptr(CgroupRecord) rec = NULL;
-                if (*(const char *) value)
-                        (void) cgroup_record_parse(value, &rec);
-                r = state_save_cgroup_record_file(dir, key, rec);
-                if (r < 0)
-                        /* The log stays, for the next start. */
-                        return log_warning_errno(r, "Failed to carry %s from %s into its record: %m",
-                                                 (const char *) key, path);
+                const IntentEntry *e = value;
+                r = state_save_cgroup_record_file(dir, key, e->record);
+                if (r < 0) {
+                        /* Kept for the subject that reads it, and written at a checkpoint. */
+                        if (failed++ == 0)
+                                log_warning_errno(r, "Failed to carry %s from %s into its record, keeping it: %m",
+                                                  (const char *) key, path);
+                        if (unwritten)
+                                g_hash_table_replace(unwritten, g_strdup(key),
+                                                     e->record ? cgroup_record_serialize(e->record) : g_strdup(""));
+                        continue;
+                }
                 carried++;
         }
+        if (failed > 0)
+                /* The log stays until a checkpoint has written them all. */
+                return log_warning_errno(-EIO, "%i record%s from %s not written yet", failed,
+                                         failed == 1 ? "" : "s", path);
         if (unlink(path) < 0 && errno != ENOENT)
                 return log_warning_errno(-errno, "Failed to remove %s: %m", path);
         return carried;

@@ -10,9 +10,10 @@
  *                        drops a user's line as malformed instead of
  *                        trusting it
  *   cgroups/KEY          CgroupRecord of a subject (cgroup_record_serialize)
- *   cgroups.intent       the write-ahead log of cgroup records: "KEY<TAB>RECORD", the
- *                        record's text escaped ("" for no record), a line; newer
- *                        than cgroups/KEY, and carried into it at the next start
+ *   cgroups.intent       the write-ahead log of cgroup records: "KEY<TAB>CHANGES" a
+ *                        line, what changed in the record since the last line
+ *                        (state_intent_changes()); newer than cgroups/KEY, and
+ *                        carried into it at a checkpoint or the next start
  *   properties/KEY       PropertyRecords: "PROPERTY<TAB>PREVIOUS<TAB>WRITTEN", escaped
  *
  * KEY is the subject key (unit name or cgroup path), URI-escaped, hashed
@@ -24,6 +25,7 @@
  * empties the log (subject.c). A corrupt file is logged and ignored. */
 
 #include <glib.h>
+#include <stdint.h>
 
 #include "cgroup-apply.h"
 
@@ -50,20 +52,35 @@ int state_load_assignments(const char *dir, GHashTable *assignments, GHashTable 
 int state_save_cgroup_record(const char *dir, const char *key, const CgroupRecord *record);
 int state_load_cgroup_record(const char *dir, const char *key, CgroupRecord **ret);
 
-/* Appends key's record, as text (cgroup_record_serialize(), "" for none),
- * to cgroups.intent in one write(), opening the log into *fd on first use
- * (kept open by the caller). */
-int state_intent_append(const char *dir, int *fd, const char *key, const char *text);
+/* The change from a key's record as saved last (old_text; "" for none,
+ * NULL when unknown) to new_text, as the log holds it: changes separated
+ * by 0x1e, each "cgroup<TAB>PATH" (a new, empty record), "none" (no
+ * record), an item's whole line (cgroup-record.h), "w<TAB>KIND<TAB>TARGET
+ * <TAB>WRITTEN" (only its written value) or "drop<TAB>KIND<TAB>TARGET".
+ * Each is absolute, so that a line replayed over a newer file changes
+ * nothing. NULL when nothing changed. */
+char *state_intent_changes(const char *old_text, const char *new_text);
+/* Appends key's change (state_intent_changes()) to cgroups.intent in one
+ * write(), opening the log into *fd on first use (kept open by the
+ * caller); nothing when nothing changed. Returns the bytes appended (a
+ * checkpoint comes by size as well as by time). */
+int state_intent_append(const char *dir, int *fd, const char *key, const char *old_text, const char *new_text);
 /* Whether a log with lines is there (left by a run that was killed). */
 bool state_intent_holds_lines(const char *dir);
-/* Empties the log: every record in it is in its own file now. */
-int state_intent_clear(int fd);
-/* At start, before any record is read: each record the log holds goes to
- * its own file (the last line of a key wins), and the log goes. A line
- * cut short (policyd killed in its write; no cgroup write followed) or
- * malformed is left out, the latter with a warning naming the line.
- * Returns the number of records carried over. */
-int state_intent_replay(const char *dir);
+/* Empties the log: every record in it is in its own file now (fd < 0:
+ * not opened yet, removed by name). */
+int state_intent_clear(const char *dir, int fd);
+/* At start, before any record is read: the log is read line by line
+ * (of any size), each key's file is its base, and the changes of each
+ * whole line are applied to it in order; the result goes to its file. A
+ * line cut short (policyd killed in its write; no cgroup write followed),
+ * malformed, or changing a record that is not there, is left out, the
+ * first few with a warning naming the line. The log then goes. A record
+ * whose file cannot be written goes into unwritten (name → its text, ""
+ * for none), and the log stays, for a checkpoint to empty once their
+ * files are written (a negative errno then). Returns the number of records
+ * carried over. */
+int state_intent_replay(const char *dir, GHashTable *unwritten);
 
 int state_save_property_records(const char *dir, const char *key, const GPtrArray *records);
 /* The text of properties/KEY for records ("" for none). */

@@ -42,10 +42,11 @@ Subject *subject_free(Subject *s) {
          * while the subject is whole. */
         if (s->record_in_intent && write_record_file(s) < 0) {
                 s->manager->intents_pending--;
-                s->manager->intent_keep = true; /* its line stays, for a restart */
+                /* Its line stays, and the next checkpoint writes it. */
+                g_hash_table_replace(s->manager->intent_unwritten, state_file_name(s->key), record_text(s));
                 log_context(LOG_WARNING, 0, subject_name(s), NULL, NULL, 0,
-                            "Failed to write the record of a subject that goes: it stays in %s/cgroups.intent, "
-                            "which is kept until the next start",
+                            "Failed to write the record of a subject that goes: it stays in %s/cgroups.intent "
+                            "until a checkpoint can write it",
                             s->manager->state_dir);
         }
         g_free(s->key);
@@ -60,6 +61,7 @@ Subject *subject_free(Subject *s) {
         g_strfreev(s->refresh_values);
         g_free(s->active_state);
         g_strfreev(s->unit_groups);
+        sd_event_source_disable_unref(s->record_retry);
         g_free(s->no_space_logged);
         g_free(s->saved_record);
         g_free(s->saved_properties);
@@ -106,8 +108,24 @@ static Subject *subject_create(Manager *m, char *key, const char *unit, const ch
         /* What the file holds counts as saved: a start rewrites no record
          * that has not changed. (Not known: a file that would not parse,
          * or one without items, which a save removes.) */
-        int r = state_load_cgroup_record(m->state_dir, key, &s->record);
-        if (r == -ENOENT)
+        g_autofree char *name = state_file_name(key);
+        g_autofree char *unwritten = NULL, *stolen_name = NULL;
+        int r;
+        /* Carried from the log at start, but not into its file yet: the log
+         * still holds it, and the next checkpoint writes it. */
+        if (g_hash_table_steal_extended(m->intent_unwritten, name, (gpointer *) &stolen_name,
+                                        (gpointer *) &unwritten)) {
+                r = *unwritten ? cgroup_record_parse(unwritten, &s->record) : 0;
+                if (r >= 0) {
+                        s->saved_record = g_strdup(unwritten);
+                        s->record_in_intent = true;
+                        m->intents_pending++;
+                }
+        } else
+                r = state_load_cgroup_record(m->state_dir, key, &s->record);
+        if (s->record_in_intent)
+                ; /* saved_record set above */
+        else if (r == -ENOENT)
                 s->saved_record = g_strdup("");
         else if (r < 0)
                 s->record = NULL;
@@ -221,6 +239,10 @@ static char *record_text(const Subject *s) {
 
 #define CHECKPOINT_DELAY_USEC (1 * 1000 * 1000)
 #define CHECKPOINT_MAX_DELAY_USEC (30 * 1000 * 1000)
+/* Lines are changes, an item at most about 4 KiB (CGROUP_RECORD_PREVIOUS_MAX):
+ * hundreds of lines, and a checkpoint (a file per subject in it) well
+ * before the log costs /run much. */
+#define CHECKPOINT_MAX_SIZE (256U * 1024U)
 
 static int on_checkpoint(sd_event_source *source, uint64_t usec, void *userdata);
 
@@ -276,7 +298,7 @@ static int write_record_file(Subject *s) {
 /* Returns whether the log is empty now. */
 static bool checkpoint(Manager *m) {
         GHashTableIter it;
-        gpointer value;
+        gpointer name, value;
         int r;
 
         if (!m->intent_dirty)
@@ -292,19 +314,29 @@ static bool checkpoint(Manager *m) {
                                     "Failed to write the record, which stays in %s/cgroups.intent: %m",
                                     m->state_dir);
         }
-        /* Lines of no subject of this run, which no file holds. */
-        if (m->intents_pending > 0 || m->intent_keep) {
-                m->intent_failing = m->intents_pending > 0;
-                if (m->intent_failing)
-                        arm_checkpoint(m);
+        /* Records of no subject of this run, which no file holds yet. */
+        g_hash_table_iter_init(&it, m->intent_unwritten);
+        while (g_hash_table_iter_next(&it, &name, &value)) {
+                g_autoptr(CgroupRecord) rec = NULL;
+                if (*(const char *) value && cgroup_record_parse(value, &rec) < 0)
+                        r = 0; /* cannot happen: serialized by policyd; nothing to write */
+                else
+                        r = state_save_cgroup_record_file(m->state_dir, name, rec);
+                if (r >= 0)
+                        g_hash_table_iter_remove(&it);
+        }
+        if (m->intents_pending > 0 || g_hash_table_size(m->intent_unwritten) > 0) {
+                m->intent_failing = true;
+                arm_checkpoint(m);
                 return false;
         }
-        r = state_intent_clear(m->intent_fd);
+        r = state_intent_clear(m->state_dir, m->intent_fd);
         if (r < 0) {
                 log_warning_errno(r, "Failed to empty %s/cgroups.intent: %m", m->state_dir);
                 return false;
         }
         m->intent_dirty = m->intent_failing = false;
+        m->intent_bytes = 0;
         m->intent_since = 0;
         return true;
 }
@@ -327,10 +359,11 @@ static int on_checkpoint(sd_event_source *source, uint64_t usec, void *userdata)
 
 static int append_record(Subject *s, char **text) {
         Manager *m = s->manager;
-        int r = state_intent_append(m->state_dir, &m->intent_fd, subject_key(s), *text);
+        int r = state_intent_append(m->state_dir, &m->intent_fd, subject_key(s), s->saved_record, *text);
 
         if (r < 0)
                 return r;
+        m->intent_bytes += (uint64_t) r;
         g_free(s->saved_record);
         s->saved_record = TAKE_PTR(*text);
         m->intent_dirty = true;
@@ -338,7 +371,11 @@ static int append_record(Subject *s, char **text) {
                 s->record_in_intent = true;
                 m->intents_pending++;
         }
-        arm_checkpoint(m);
+        /* By size too: a flood of changes within the delay must not fill /run. */
+        if (m->intent_bytes >= CHECKPOINT_MAX_SIZE)
+                (void) checkpoint(m);
+        else
+                arm_checkpoint(m);
         return 0;
 }
 
@@ -385,6 +422,10 @@ static int save_property_records(Subject *s) {
         g_free(s->saved_properties);
         s->saved_properties = r < 0 ? NULL : TAKE_PTR(text);
         return r;
+}
+
+int subject_save_property_records(Subject *s) {
+        return s->manager->dry_run ? 0 : save_property_records(s);
 }
 
 void subject_save(Subject *s) {

@@ -9,6 +9,7 @@
 #include <glib.h>
 #include <stdbool.h>
 #include <sys/types.h>
+#include <systemd/sd-event.h>
 
 #include "cgroup-apply.h"
 #include "resolve.h"
@@ -79,6 +80,14 @@ typedef struct Subject {
         bool record_in_intent;       /* its newest record is in the intent log only */
         char *saved_properties;
         char *no_space_logged;       /* the xattrs last reported as not fitting */
+        /* A write-ahead record that could not be written (apply.c): the
+         * change it was for was not made, and is tried again by a timer. */
+        int record_error;            /* < 0: the last pass's record failed with it */
+        bool record_failed_cgroup;   /* which records failed in that pass */
+        bool record_failed_properties;
+        unsigned record_retries;
+        uint64_t record_retry_at;    /* CLOCK_MONOTONIC µs */
+        sd_event_source *record_retry;
         PlanFlags plan_flags;        /* of the last apply (gather_plan_flags()) */
         bool needs_daemon_reload;    /* a group its unit file names changed since systemd last ran the generator */
         unsigned refresh_generation; /* drops replies of superseded refreshes */
@@ -115,6 +124,9 @@ PropertyRecord *subject_find_property_record(Subject *s, const char *property);
 /* Writes the subject's records under the state directory (not in dry run),
  * those that changed since the last save. */
 void subject_save(Subject *s);
+/* Saves the property records now (write-ahead of a SetUnitProperties
+ * call): a negative errno when they could not be written. */
+int subject_save_property_records(Subject *s);
 /* Writes the subject's cgroup record if it changed since the last save:
  * to the intent log while that holds lines, else to its file. */
 int subject_save_cgroup_record(Subject *s);

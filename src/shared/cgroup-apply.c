@@ -461,14 +461,18 @@ static Outcome undo_item(Context *ctx, const AppliedItem *it) {
         if (!values_equal(it->backend, it->target, present, current, it->written)) {
                 /* Still what was there before: the write recorded ahead of
                  * time never happened (a crash in between). Nothing to undo. */
-                bool never_written = values_equal(it->backend, it->target, present, current,
-                                                  it->had_previous ? it->previous : NULL);
+                bool never_written = it->previous_is_digest
+                                             ? applied_item_previous_is(it, present, current)
+                                             : values_equal(it->backend, it->target, present, current,
+                                                            it->had_previous ? it->previous : NULL);
                 report_add(ctx->report, never_written ? ACTION_UNCHANGED : ACTION_LEFT_FOREIGN, it->backend,
                            it->target, current, it->written, 0);
                 return OUTCOME_OK;
         }
 
-        const char *restore = it->had_previous ? it->previous : NULL;
+        /* Only the digest of a long value was kept (CGROUP_RECORD_PREVIOUS_MAX):
+         * policyd's value goes, and the user's is not put back. */
+        const char *restore = it->had_previous && applied_item_can_restore(it) ? it->previous : NULL;
         if (ctx->flags & APPLY_DRY_RUN) {
                 report_add(ctx->report, ACTION_WOULD_WRITE, it->backend, it->target, current, restore, 0);
                 return OUTCOME_OK;
@@ -477,8 +481,8 @@ static Outcome undo_item(Context *ctx, const AppliedItem *it) {
         r = write_value(ctx->dir_fd, ctx->handle, it->backend, it->target, restore);
         if (r < 0)
                 return fail_item(ctx, it->backend, it->target, current, restore, r);
-        report_add(ctx->report, it->had_previous ? ACTION_RESTORED : ACTION_REMOVED, it->backend, it->target,
-                   current, restore, 0);
+        report_add(ctx->report, restore ? ACTION_RESTORED : ACTION_REMOVED, it->backend, it->target, current,
+                   restore, 0);
         return OUTCOME_OK;
 }
 
@@ -590,8 +594,7 @@ write_ahead:
                 p->added = g_new0(AppliedItem, 1);
                 p->added->backend = item->backend;
                 p->added->target = g_strdup(item->target);
-                p->added->had_previous = p->present;
-                p->added->previous = g_strdup(p->current);
+                applied_item_set_previous(p->added, p->present, p->current);
                 p->added->written = g_strdup(item->value);
                 g_ptr_array_add(record->items, p->added);
         }

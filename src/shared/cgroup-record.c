@@ -7,7 +7,7 @@
 /* A file name under /run/policyd or a cgroup directory. */
 #define NAME_MAX_LEN 255U
 
-static AppliedItem *applied_item_free(AppliedItem *i) {
+AppliedItem *applied_item_free(AppliedItem *i) {
         if (!i)
                 return NULL;
         g_free(i->target);
@@ -17,7 +17,33 @@ static AppliedItem *applied_item_free(AppliedItem *i) {
         return NULL;
 }
 DEFINE_FREE_NOTIFY(applied_item_free, AppliedItem)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(AppliedItem, applied_item_free)
+
+static char *digest_of(const char *value) {
+        g_autofree char *hex = g_compute_checksum_for_string(G_CHECKSUM_SHA256, value, -1);
+        return g_strconcat(CGROUP_RECORD_DIGEST_PREFIX, hex, NULL);
+}
+
+void applied_item_set_previous(AppliedItem *it, bool present, const char *value) {
+        g_clear_pointer(&it->previous, g_free);
+        it->had_previous = present;
+        it->previous_is_digest = present && it->backend == BACKEND_XATTR && value &&
+                                 strlen(value) > CGROUP_RECORD_PREVIOUS_MAX;
+        if (present)
+                it->previous = it->previous_is_digest ? digest_of(value) : g_strdup(strempty(value));
+}
+
+bool applied_item_previous_is(const AppliedItem *it, bool present, const char *value) {
+        if (!it->had_previous || !present)
+                return it->had_previous == present;
+        if (!it->previous_is_digest)
+                return streq_ptr(it->previous, value);
+        g_autofree char *digest = digest_of(strempty(value));
+        return streq_ptr(it->previous, digest);
+}
+
+bool applied_item_can_restore(const AppliedItem *it) {
+        return !it->previous_is_digest;
+}
 
 CgroupRecord *cgroup_record_new(const char *cgroup) {
         CgroupRecord *r = g_new0(CgroupRecord, 1);
@@ -53,7 +79,7 @@ const char *cgroup_record_xattr_input(const CgroupRecord *r, const char *name, c
 
         if (!it || !streq_ptr(it->written, current))
                 return current;
-        return it->had_previous ? it->previous : NULL;
+        return it->had_previous && !it->previous_is_digest ? it->previous : NULL;
 }
 
 int cgroup_path_validate(const char *cgroup) {
@@ -162,6 +188,28 @@ static void append_escaped(GString *out, const char *s) {
         g_string_append(out, s);
 }
 
+static const char *previous_mark(const AppliedItem *it) {
+        return it->previous_is_digest ? "d" : it->had_previous ? "1" : "0";
+}
+
+static void append_item(GString *out, const AppliedItem *it) {
+        g_string_append(out, record_kind(it->backend));
+        g_string_append_c(out, '\t');
+        append_escaped(out, strempty(it->target));
+        g_string_append_c(out, '\t');
+        g_string_append(out, previous_mark(it));
+        g_string_append_c(out, '\t');
+        append_escaped(out, it->had_previous ? strempty(it->previous) : "");
+        g_string_append_c(out, '\t');
+        append_escaped(out, strempty(it->written));
+}
+
+char *applied_item_serialize(const AppliedItem *it) {
+        GString *out = g_string_sized_new(128);
+        append_item(out, it);
+        return g_string_free(out, FALSE);
+}
+
 char *cgroup_record_serialize(const CgroupRecord *r) {
         GString *out = g_string_sized_new(256);
 
@@ -172,21 +220,26 @@ char *cgroup_record_serialize(const CgroupRecord *r) {
         append_escaped(out, strempty(r->cgroup));
         g_string_append_c(out, '\n');
         for (guint i = 0; r->items && i < r->items->len; i++) {
-                const AppliedItem *it = g_ptr_array_index(r->items, i);
-
-                g_string_append(out, record_kind(it->backend));
-                g_string_append_c(out, '\t');
-                append_escaped(out, strempty(it->target));
-                g_string_append(out, it->had_previous ? "\t1\t" : "\t0\t");
-                append_escaped(out, it->had_previous ? strempty(it->previous) : "");
-                g_string_append_c(out, '\t');
-                append_escaped(out, strempty(it->written));
+                append_item(out, g_ptr_array_index(r->items, i));
                 g_string_append_c(out, '\n');
         }
         return g_string_free(out, FALSE);
 }
 
-static int parse_item_line(const char *line, AppliedItem **ret) {
+/* "sha256:" and 64 lowercase hex digits, as digest_of() writes it. */
+static bool is_digest(const char *s) {
+        if (!g_str_has_prefix(s, CGROUP_RECORD_DIGEST_PREFIX))
+                return false;
+        s += strlen(CGROUP_RECORD_DIGEST_PREFIX);
+        if (strlen(s) != 64)
+                return false;
+        for (; *s; s++)
+                if (!g_ascii_isxdigit(*s) || g_ascii_isupper(*s))
+                        return false;
+        return true;
+}
+
+int applied_item_parse(const char *line, AppliedItem **ret) {
         g_auto(GStrv) f = g_strsplit(line, "\t", -1);
         g_autoptr(AppliedItem) it = g_new0(AppliedItem, 1);
         int r;
@@ -203,7 +256,12 @@ static int parse_item_line(const char *line, AppliedItem **ret) {
 
         if (streq(f[2], "1"))
                 it->had_previous = true;
+        else if (streq(f[2], "d"))
+                it->had_previous = it->previous_is_digest = true;
         else if (!streq(f[2], "0"))
+                return -EBADMSG;
+        /* Only an xattr's value is kept as a digest, and only a digest is. */
+        if (it->previous_is_digest && (it->backend != BACKEND_XATTR || !is_digest(f[3])))
                 return -EBADMSG;
         /* A knob file always has a value before ours. */
         if (it->backend == BACKEND_CGROUP_FILE && !it->had_previous)
@@ -256,7 +314,7 @@ int cgroup_record_parse(const char *text, CgroupRecord **ret) {
         for (guint i = 1; i < n; i++) {
                 g_autoptr(AppliedItem) it = NULL;
 
-                r = parse_item_line(lines[i], &it);
+                r = applied_item_parse(lines[i], &it);
                 if (r < 0)
                         return r;
                 if (cgroup_record_find(rec, it->backend, it->target, NULL))

@@ -1283,6 +1283,59 @@ static void test_undo_restores_xattr_present_before(Tree *t, gconstpointer data)
         g_assert_cmpstr(restored, ==, "best effort\nwith = and \\ in it");
 }
 
+/* A user's value over CGROUP_RECORD_PREVIOUS_MAX is recorded as a digest,
+ * which survives the text form (a short line, not the value), tells a
+ * write that never happened, and is not restored: undo removes policyd's
+ * value. One at the cap is kept whole. */
+static void test_undo_long_xattr_kept_as_digest(Tree *t, gconstpointer data) {
+        g_autoptr(TestResolution) r = res_new();
+        g_autoptr(SystemFacts) f = facts_new(false, NULL, 0);
+        g_autoptr(CgroupRecord) rec = cgroup_record_new(UNIT);
+        g_autoptr(ApplyReport) report = apply_report_new();
+        g_autoptr(ApplyReport) undo = apply_report_new();
+        g_autofree char *big = g_strnfill(CGROUP_RECORD_PREVIOUS_MAX + 1, 'a');
+        g_autofree char *fits = g_strnfill(CGROUP_RECORD_PREVIOUS_MAX, 'b');
+
+        if (!need_xattrs(t))
+                return;
+        /* ext4 keeps all of a file's xattrs in one block: not there. */
+        if (setxattr(t->unit, "user.big", big, strlen(big), 0) < 0 ||
+            setxattr(t->unit, "user.fits", fits, strlen(fits), 0) < 0) {
+                g_test_skip("this filesystem does not take two xattr values of 4 KiB");
+                return;
+        }
+        res_add_attr(r, "user.big", "fg");
+        res_add_attr(r, "user.fits", "fg");
+        g_autoptr(CgroupPlan) p = build(r, f, 0);
+        apply(t, p, rec, 0, report, 0);
+
+        g_autofree char *text = cgroup_record_serialize(rec);
+        g_assert_cmpuint(strlen(text), <, CGROUP_RECORD_PREVIOUS_MAX + 200);
+        g_autoptr(CgroupRecord) back = NULL;
+        g_assert_cmpint(cgroup_record_parse(text, &back), ==, 0);
+        const AppliedItem *it = cgroup_record_find(back, BACKEND_XATTR, "user.big", NULL);
+        g_assert_nonnull(it);
+        g_assert_true(it->previous_is_digest);
+        g_assert_true(applied_item_previous_is(it, true, big));
+        g_assert_false(applied_item_previous_is(it, true, fits));
+        g_assert_null(cgroup_record_xattr_input(back, "user.big", "fg"));
+        g_assert_false(cgroup_record_find(back, BACKEND_XATTR, "user.fits", NULL)->previous_is_digest);
+
+        g_assert_cmpint(cgroup_undo(t->cgroupfs, UNIT, back, 0, undo), ==, 0);
+        assert_action(undo, "user.big", ACTION_REMOVED);
+        assert_action(undo, "user.fits", ACTION_RESTORED);
+        g_assert_null(xattr_get(t->unit, "user.big"));
+        g_autofree char *restored = xattr_get(t->unit, "user.fits");
+        g_assert_cmpstr(restored, ==, fits);
+
+        /* A digest only of an xattr, and only a well-formed one. */
+        g_autoptr(CgroupRecord) bad = NULL;
+        g_assert_cmpint(cgroup_record_parse("cgroup\t/a\nfile\tmemory.high\td\tsha256:00\t1\n", &bad), ==,
+                        -EBADMSG);
+        g_assert_cmpint(cgroup_record_parse("cgroup\t/a\nxattr\tuser.x\td\tlong value\t1\n", &bad), ==,
+                        -EBADMSG);
+}
+
 static void test_undo_leaves_foreign_xattr(Tree *t, gconstpointer data) {
         g_autoptr(TestResolution) r = res_new();
         g_autoptr(SystemFacts) f = facts_new(false, NULL, 0);
@@ -1789,6 +1842,7 @@ int main(int argc, char **argv) {
         ADD_TREE("undo/leaves-foreign-value", test_undo_leaves_foreign_value);
         ADD_TREE("undo/removes-xattr-absent-before", test_undo_removes_xattr_absent_before);
         ADD_TREE("undo/restores-xattr-present-before", test_undo_restores_xattr_present_before);
+        ADD_TREE("undo/long-xattr-kept-as-digest", test_undo_long_xattr_kept_as_digest);
         ADD_TREE("undo/leaves-foreign-xattr", test_undo_leaves_foreign_xattr);
         ADD_TREE("undo/vanished-cgroup-is-fine", test_undo_vanished_cgroup_is_fine);
 

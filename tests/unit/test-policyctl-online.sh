@@ -176,7 +176,7 @@ grep -qE '^alpha +100 +0 +Alpha test group$' <<< "$out" && grep -qE '^beta +250 
 check_json "status --json is one object with the daemon's state and the groups" '
 import time
 assert set(d) == {"version", "dry_run", "n_groups", "n_members", "config_errors", "config_warnings",
-                  "units_need_daemon_reload", "processes", "attributes", "managers", "last_reload_usec",
+                  "units_need_daemon_reload", "processes", "attributes", "managers", "records", "last_reload_usec",
                   "last_reload", "groups"}, sorted(d)
 assert d["units_need_daemon_reload"] == 0, d
 # The fake systemd runs no user@UID.service: PID 1 alone.

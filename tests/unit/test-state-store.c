@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <glib.h>
@@ -241,37 +242,120 @@ static void test_intent_log_replayed_at_start(void) {
         g_autoptr(CgroupRecord) b = swap_high_record("/b/c", "4"), gone = swap_high_record("/gone", "5");
         g_autofree char *t_a1 = cgroup_record_serialize(a1), *t_a2 = cgroup_record_serialize(a2);
         g_autofree char *t_b = cgroup_record_serialize(b);
+        g_autofree char *t_old_a = cgroup_record_serialize(old_a), *t_gone = cgroup_record_serialize(gone);
         int fd = -1;
 
         g_assert_cmpint(state_save_cgroup_record(dir, "a.service", old_a), ==, 0);
         g_assert_cmpint(state_save_cgroup_record(dir, "/gone", gone), ==, 0);
-        g_assert_cmpint(state_intent_append(dir, &fd, "a.service", t_a1), ==, 0);
+        g_assert_cmpint(state_intent_append(dir, &fd, "a.service", t_old_a, t_a1), >, 0);
         g_assert_cmpint(fd, >=, 0);
-        g_assert_cmpint(state_intent_append(dir, &fd, "/b/c", t_b), ==, 0);
-        g_assert_cmpint(state_intent_append(dir, &fd, "a.service", t_a2), ==, 0);
-        g_assert_cmpint(state_intent_append(dir, &fd, "/gone", ""), ==, 0);
+        g_assert_cmpint(state_intent_append(dir, &fd, "/b/c", NULL, t_b), >, 0);
+        g_assert_cmpint(state_intent_append(dir, &fd, "a.service", t_a1, t_a2), >, 0);
+        g_assert_cmpint(state_intent_append(dir, &fd, "/gone", t_gone, ""), >, 0);
         /* A malformed line, then a write cut short. */
         const char *bad = "a.service\tnot a record\\n\na.service\tcgroup\\t/a.slice\\nfile\\tmemory.swap.high\\t1\\tmax\\t9";
         g_assert_cmpint(write(fd, bad, strlen(bad)), ==, (ssize_t) strlen(bad));
         safe_close(fd);
 
-        g_assert_cmpint(state_intent_replay(dir), ==, 3);
+        g_assert_cmpint(state_intent_replay(dir, NULL), ==, 3);
         g_assert_false(g_file_test(log_path, G_FILE_TEST_EXISTS));
         g_autofree char *got_a = loaded_written(dir, "a.service"), *got_b = loaded_written(dir, "/b/c");
         g_assert_cmpstr(got_a, ==, "3");
         g_assert_cmpstr(got_b, ==, "4");
         g_autoptr(CgroupRecord) none = NULL;
         g_assert_cmpint(state_load_cgroup_record(dir, "/gone", &none), ==, -ENOENT);
-        g_assert_cmpint(state_intent_replay(dir), ==, 0); /* no log: nothing */
+        g_assert_cmpint(state_intent_replay(dir, NULL), ==, 0); /* no log: nothing */
 
         /* Emptied, it carries nothing over. */
         fd = -1;
-        g_assert_cmpint(state_intent_append(dir, &fd, "a.service", t_a1), ==, 0);
-        g_assert_cmpint(state_intent_clear(fd), ==, 0);
+        g_assert_cmpint(state_intent_append(dir, &fd, "a.service", t_a2, t_a1), >, 0);
+        g_assert_cmpint(state_intent_clear(dir, fd), ==, 0);
         safe_close(fd);
-        g_assert_cmpint(state_intent_replay(dir), ==, 0);
+        g_assert_cmpint(state_intent_replay(dir, NULL), ==, 0);
         g_autofree char *still_a = loaded_written(dir, "a.service");
         g_assert_cmpstr(still_a, ==, "3");
+
+        g_autofree char *rm = g_strdup_printf("rm -rf '%s'", dir);
+        g_assert_cmpint(system(rm), ==, 0);
+}
+
+/* Changes, not records: a new written value is a short "w" line however
+ * long the value from before; a line of an older policyd (the whole
+ * record) is still read; a line replayed over a file that a checkpoint
+ * wrote after it changes nothing. */
+static void test_intent_log_holds_changes(void) {
+        g_autofree char *dir = g_dir_make_tmp("policyd-state-XXXXXX", NULL);
+        g_autofree char *log_path = g_build_filename(dir, "cgroups.intent", NULL);
+        g_autofree char *prev = g_strnfill(4000, 'p');
+        g_autoptr(CgroupRecord) r1 = swap_high_record("/a.slice", "1");
+        int fd = -1;
+
+        g_free(((AppliedItem *) g_ptr_array_index(r1->items, 0))->previous);
+        ((AppliedItem *) g_ptr_array_index(r1->items, 0))->previous = g_strdup(prev);
+        g_autofree char *t1 = cgroup_record_serialize(r1);
+        g_free(((AppliedItem *) g_ptr_array_index(r1->items, 0))->written);
+        ((AppliedItem *) g_ptr_array_index(r1->items, 0))->written = g_strdup("2");
+        g_autofree char *t2 = cgroup_record_serialize(r1);
+
+        g_autofree char *c = state_intent_changes(t1, t2);
+        g_assert_cmpstr(c, ==, "w\tfile\tmemory.swap.high\t2");
+        g_assert_null(state_intent_changes(t2, t2));
+        g_assert_null(state_intent_changes("", ""));
+        g_autofree char *none = state_intent_changes(t2, "");
+        g_assert_cmpstr(none, ==, "none");
+        g_autofree char *fresh = state_intent_changes(NULL, t1);
+        g_assert_nonnull(strstr(fresh, "cgroup\t/a.slice\x1e"));
+
+        /* A base file at t1, a change to 2, an older policyd's whole line for
+         * /b, and a change of a record that is not there. */
+        g_assert_cmpint(state_save_cgroup_record(dir, "a.service", r1), ==, 0);
+        g_autoptr(CgroupRecord) b = swap_high_record("/b", "7");
+        g_autofree char *tb = cgroup_record_serialize(b);
+        g_autofree char *tb_escaped = g_strescape(tb, NULL);
+        g_autofree char *old_line = g_strconcat("%2Fb\t", tb_escaped, "\n", NULL);
+        g_assert_cmpint(state_intent_append(dir, &fd, "a.service", t1, t2), >, 0);
+        g_assert_cmpint(write(fd, old_line, strlen(old_line)), ==, (ssize_t) strlen(old_line));
+        const char *orphan = "%2Fnone\tw\tfile\tmemory.swap.high\t3\n";
+        g_assert_cmpint(write(fd, orphan, strlen(orphan)), ==, (ssize_t) strlen(orphan));
+        struct stat st;
+        g_assert_cmpint(fstat(fd, &st), ==, 0);
+        g_assert_cmpint(st.st_size, <, 200); /* not the 4000 bytes from before */
+        safe_close(fd);
+
+        g_assert_cmpint(state_intent_replay(dir, NULL), ==, 2);
+        g_assert_false(g_file_test(log_path, G_FILE_TEST_EXISTS));
+        g_autofree char *got_a = loaded_written(dir, "a.service"), *got_b = loaded_written(dir, "/b");
+        g_assert_cmpstr(got_a, ==, "2");
+        g_assert_cmpstr(got_b, ==, "7");
+        g_autoptr(CgroupRecord) back = NULL;
+        g_assert_cmpint(state_load_cgroup_record(dir, "a.service", &back), ==, 0);
+        g_assert_cmpstr(((AppliedItem *) g_ptr_array_index(back->items, 0))->previous, ==, prev);
+
+        g_autofree char *rm = g_strdup_printf("rm -rf '%s'", dir);
+        g_assert_cmpint(system(rm), ==, 0);
+}
+
+/* A record replay cannot write (here: cgroups/ is not a directory) is
+ * handed back, and the log stays until it is written; then it goes. */
+static void test_intent_replay_keeps_unwritten(void) {
+        g_autofree char *dir = g_dir_make_tmp("policyd-state-XXXXXX", NULL);
+        g_autofree char *log_path = g_build_filename(dir, "cgroups.intent", NULL);
+        g_autofree char *blocker = g_build_filename(dir, "cgroups", NULL);
+        g_autoptr(CgroupRecord) a = swap_high_record("/a.slice", "1");
+        g_autofree char *t_a = cgroup_record_serialize(a);
+        g_autoptr(GHashTable) unwritten = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        int fd = -1;
+
+        g_assert_cmpint(state_intent_append(dir, &fd, "a.service", "", t_a), >, 0);
+        safe_close(fd);
+        g_assert_true(g_file_set_contents(blocker, "", 0, NULL));
+        g_assert_cmpint(state_intent_replay(dir, unwritten), <, 0);
+        g_assert_true(g_file_test(log_path, G_FILE_TEST_EXISTS));
+        g_assert_cmpstr(g_hash_table_lookup(unwritten, "a.service"), ==, t_a);
+
+        g_assert_cmpint(g_unlink(blocker), ==, 0);
+        g_assert_cmpint(state_intent_clear(dir, -1), ==, 0);
+        g_assert_false(g_file_test(log_path, G_FILE_TEST_EXISTS));
 
         g_autofree char *rm = g_strdup_printf("rm -rf '%s'", dir);
         g_assert_cmpint(system(rm), ==, 0);
@@ -285,5 +369,7 @@ int main(int argc, char **argv) {
         g_test_add_func("/state-store/records-listed-and-removed-by-name", test_records_listed_and_removed_by_name);
         g_test_add_func("/state-store/assignments-keep-their-uid", test_assignments_keep_their_uid);
         g_test_add_func("/state-store/intent-log-replayed-at-start", test_intent_log_replayed_at_start);
+        g_test_add_func("/state-store/intent-log-holds-changes", test_intent_log_holds_changes);
+        g_test_add_func("/state-store/intent-replay-keeps-unwritten", test_intent_replay_keeps_unwritten);
         return g_test_run();
 }
