@@ -30,7 +30,8 @@ install -o root -g root -m 4755 /usr/bin/sleep "$suid"
 test_user_setup pgtforeign
 app=app-pgtforeign.scope
 # The user's own sleep, and a setuid-root sleep they start: both theirs to start.
-test_user_scope "$app" bash -c "sleep 1000001 & $suid 1000002 & wait"
+# exec: no shell stays to be looked at too (each process costs a helper's start).
+test_user_scope "$app" bash -c "sleep 1000001 & exec $suid 1000002"
 app_cgroup=$test_user_cgroup/app.slice/$app
 # pgrep -x: by the name alone; a -f pattern matches bash -c's command line too.
 wait_for "both sleeps run" bash -c "pgrep -xf 'sleep 1000001' && pgrep -x pgt-suid-sleep"
