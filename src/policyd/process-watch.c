@@ -808,8 +808,6 @@ static int start_call(ProcessWatch *w, ProcessRecord *r) {
         /* The pidfd is of the process we looked at, not a later one with its PID. */
         if (read_start_time(r->pid, &t) < 0 || t != r->start_time)
                 return -ESRCH;
-        if (!r->call_is_query && r->acting_uid == PROCESS_TRUST_UID_NONE)
-                return -EPERM;
         if (r->migrate_to)
                 k = inject_call_start_migrate(w->manager->event, w->socket_path, r->pidfd, r->pid, r->migrate_to,
                                               r->acting_uid, on_call_done, w, &r->call);
@@ -836,20 +834,21 @@ static void start_next_calls(ProcessWatch *w) {
 
                 if (!r || r->call || r->method != PROCESS_PENDING)
                         continue;
+                if (!r->call_is_query && r->acting_uid == PROCESS_TRUST_UID_NONE) {
+                        /* Sent, the helper would refuse it: say so without. */
+                        process_step_clear(&r->step);
+                        g_clear_pointer(&r->migrate_to, g_free);
+                        set_outcome(r, PROCESS_SKIPPED,
+                                    g_strdup("refused: no user to act for (a group of a user's input is not loaded, "
+                                             "or its cgroup has no known owner)"));
+                        continue;
+                }
                 k = start_call(w, r);
                 if (k == 0)
                         continue;
                 r->pidfd = safe_close(r->pidfd);
                 if (errno_is_vanished(k)) {
                         forget_record(w, r);
-                        continue;
-                }
-                if (k == -EPERM) {
-                        process_step_clear(&r->step);
-                        g_clear_pointer(&r->migrate_to, g_free);
-                        set_outcome(r, PROCESS_SKIPPED,
-                                    g_strdup("refused: no user to act for (a group of a user's input is not loaded, "
-                                             "or its cgroup has no known owner)"));
                         continue;
                 }
                 /* A socket that is not there (ENOENT) or not listening: said once. */
