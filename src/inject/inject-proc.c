@@ -177,6 +177,11 @@ const char *inject_refusal_to_string(InjectRefusal r) {
                 [INJECT_REFUSAL_UNSUPPORTED_ARCH] = "unsupported architecture",
                 [INJECT_REFUSAL_EXECUTED] = "executed a new program",
                 [INJECT_REFUSAL_CHANGED] = "changed under the injector",
+                [INJECT_REFUSAL_NO_USER] = "no user to act for",
+                [INJECT_REFUSAL_OTHER_UID] = "not the user's own: another uid (another user's, or setuid)",
+                [INJECT_REFUSAL_SETGID] = "not the user's own: its gids differ (setgid)",
+                [INJECT_REFUSAL_CAPABILITIES] = "not the user's own: it holds capabilities",
+                [INJECT_REFUSAL_NOT_DUMPABLE] = "not the user's own: not dumpable",
         };
         if ((unsigned) r >= _INJECT_REFUSAL_MAX)
                 return "?";

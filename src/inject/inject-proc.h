@@ -13,6 +13,8 @@
  * PR_SET_MEMORY_MERGE values Debian 12's headers lack, live in
  * src/shared/mempolicy.h: policyctl exec sets the same policies itself. */
 #include "mempolicy.h"
+/* Which processes a request that acts for a user may reach. */
+#include "process-trust.h"
 
 #define INJECT_NODEMASK_WORDS MEMPOLICY_NODEMASK_WORDS
 /* A policy spelled out, the longest node list included ("0,2,...,1022"). */
@@ -43,6 +45,13 @@ typedef enum InjectRefusal {
          * written back (inject.c says why). */
         INJECT_REFUSAL_EXECUTED,           /* it ran execve: a new image, not the one we stopped */
         INJECT_REFUSAL_CHANGED,            /* it ran code other than our syscall, or a thread vanished */
+        /* The request acts for a user (for_uid=), and the process is not
+         * theirs: process_trust_check()'s verdicts, in its words. */
+        INJECT_REFUSAL_NO_USER,
+        INJECT_REFUSAL_OTHER_UID,
+        INJECT_REFUSAL_SETGID,
+        INJECT_REFUSAL_CAPABILITIES,
+        INJECT_REFUSAL_NOT_DUMPABLE,
         _INJECT_REFUSAL_MAX,
 } InjectRefusal;
 

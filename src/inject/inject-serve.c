@@ -6,10 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "inject-creds.h"
 #include "inject-serve.h"
 #include "inject-wire.h"
 
@@ -138,6 +141,42 @@ static int reply_error(int fd, pid_t pid, const struct ucred *peer, const char *
         return reply(fd, pid, NULL, NULL, text, peer);
 }
 
+/* 1 with *rep a refusal when a request acting for acting_uid may not reach
+ * pid (inject-creds.h), 0 when it may; a vanished process is 1 too, with
+ * that outcome. < 0: /proc could not be read. */
+static int creds_refused(pid_t pid, bool migrate, uid_t acting_uid, InjectReport *rep) {
+        InjectRefusal refusal = INJECT_REFUSAL_NONE;
+        int r = inject_creds_verify(pid, acting_uid, &refusal);
+
+        if (r == -EPERM) {
+                *rep = (InjectReport) { .outcome = INJECT_REFUSED, .refusal = refusal, .ksm_result = 1,
+                                        .migrate = migrate };
+                return 1;
+        }
+        if (r == -ESRCH) {
+                *rep = (InjectReport) { .outcome = INJECT_VANISHED, .ksm_result = 1, .migrate = migrate };
+                return 1;
+        }
+        return r;
+}
+
+/* Lowers CAP_SYS_NICE in this process's effective set (the kernel gives
+ * migrate_pages MPOL_MF_MOVE_ALL with it). Best effort: a filter that
+ * forbids capset leaves it, and the journal says so. */
+static void drop_cap_sys_nice(void) {
+        struct __user_cap_header_struct header = { .version = _LINUX_CAPABILITY_VERSION_3 };
+        struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
+
+        if (syscall(SYS_capget, &header, data) < 0)
+                goto fail;
+        data[CAP_TO_INDEX(CAP_SYS_NICE)].effective &= ~CAP_TO_MASK(CAP_SYS_NICE);
+        if (syscall(SYS_capset, &header, data) < 0)
+                goto fail;
+        return;
+fail:
+        fprintf(stderr, "Cannot lower CAP_SYS_NICE for a user's migration: %s\n", strerror(errno));
+}
+
 static int serve_request(int fd, const struct ucred *peer, const char *data, size_t len, int pidfd,
                          bool extra_fds) {
         InjectWireRequest w;
@@ -180,13 +219,30 @@ static int serve_request(int fd, const struct ucred *peer, const char *data, siz
                         return reply_error(fd, w.pid, peer, "cannot read /proc/%d: %s", (int) w.pid, strerror(-r));
                 return reply(fd, w.pid, NULL, &q, NULL, peer);
         }
+        /* A user's request reaches only the user's own process: nothing is
+         * stopped or moved in another's. inject.c asks again once it has
+         * stopped every thread, and at the end. */
+        r = creds_refused(w.pid, w.migrate, w.req.acting_uid, &rep);
+        if (r > 0)
+                return reply(fd, w.pid, &rep, NULL, NULL, peer);
+        if (r < 0)
+                return reply_error(fd, w.pid, peer, "cannot read the credentials of PID %d: %s", (int) w.pid,
+                                   strerror(-r));
         if (w.migrate) {
-                /* Nothing is stopped: no refusal but the kernel's own. */
+                /* Nothing is stopped: no refusal but the kernel's own, and ours
+                 * above. For a user, no moving of pages the process shares
+                 * with others (MPOL_MF_MOVE_ALL comes with CAP_SYS_NICE). */
+                if (w.req.acting_uid != 0)
+                        drop_cap_sys_nice();
                 r = inject_migrate_pages(pidfd, w.pid, w.migrate_nodes, &rep);
                 if (r == -EINVAL)
                         return reply_error(fd, w.pid, peer, "PID %d is a thread, not a process", (int) w.pid);
                 if (r < 0)
                         return reply_error(fd, w.pid, peer, "%s", strerror(-r));
+                /* An exec of a setuid program meanwhile: said, though the
+                 * pages of what was the user's process have moved. */
+                if (rep.outcome == INJECT_APPLIED)
+                        (void) creds_refused(w.pid, true, w.req.acting_uid, &rep);
                 return reply(fd, w.pid, &rep, NULL, NULL, peer);
         }
         if (peer && w.pid == peer->pid) {

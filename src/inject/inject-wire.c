@@ -145,7 +145,22 @@ enum {
         SEEN_TIMEOUT = 1 << 3,
         SEEN_QUERY = 1 << 4,
         SEEN_MIGRATE = 1 << 5,
+        SEEN_FOR_UID = 1 << 6,
 };
+
+/* A uid: "0", or digits without a leading zero, below (uid_t) -1. */
+static int parse_uid_value(const char *s, uid_t *ret) {
+        long n;
+
+        if (strcmp(s, "0") == 0) {
+                *ret = 0;
+                return 0;
+        }
+        if (parse_positive(s, (long) UINT32_MAX - 1, &n) < 0)
+                return -EINVAL;
+        *ret = (uid_t) n;
+        return 0;
+}
 
 int inject_wire_parse_request(const char *data, size_t size, InjectWireRequest *ret) {
         char key[KEY_MAX], value[INJECT_WIRE_LINE_MAX];
@@ -184,6 +199,8 @@ int inject_wire_parse_request(const char *data, size_t size, InjectWireRequest *
                         bit = SEEN_QUERY;
                 else if (strcmp(key, "migrate") == 0)
                         bit = SEEN_MIGRATE;
+                else if (strcmp(key, "for_uid") == 0)
+                        bit = SEEN_FOR_UID;
                 else
                         return request_error(ret, "unknown key '%s'", key);
                 if (seen & bit)
@@ -227,6 +244,10 @@ int inject_wire_parse_request(const char *data, size_t size, InjectWireRequest *
                                 return request_error(ret, "migrate= takes a node list, not '%.40s'", value);
                         ret->migrate = true;
                         break;
+                case SEEN_FOR_UID:
+                        if (parse_uid_value(value, &ret->req.acting_uid) < 0)
+                                return request_error(ret, "for_uid= takes a uid, not '%.40s'", value);
+                        break;
                 }
         }
         if (r == -ENOBUFS)
@@ -236,10 +257,13 @@ int inject_wire_parse_request(const char *data, size_t size, InjectWireRequest *
         if (!(seen & SEEN_PID))
                 return request_error(ret, "no pid=");
         /* A migration stops nothing and takes no time box: it goes alone. */
-        if (ret->migrate && (seen & ~(unsigned) (SEEN_PID | SEEN_MIGRATE)))
+        if (ret->migrate && (seen & ~(unsigned) (SEEN_PID | SEEN_MIGRATE | SEEN_FOR_UID)))
                 return request_error(ret, "migrate= takes no ksm=, mempolicy=, timeout_ms= or query=");
         if (ret->query && (ret->req.ksm >= 0 || ret->req.set_mempolicy))
                 return request_error(ret, "query=1 takes no ksm= or mempolicy=");
+        /* Reading changes nothing: it acts for no one. */
+        if (ret->query && (seen & SEEN_FOR_UID))
+                return request_error(ret, "query=1 takes no for_uid=");
         if (!ret->query && !ret->migrate && ret->req.ksm < 0 && !ret->req.set_mempolicy)
                 return request_error(ret, "nothing to do: ksm=- and mempolicy=-");
         return 0;
@@ -317,10 +341,14 @@ int inject_wire_format_request(const InjectWireRequest *w, char *buf, size_t siz
                     mempolicy_format_nodes(w->migrate_nodes, spec, sizeof(spec)) < 0 || !spec[0])
                         return -EINVAL;
                 line_printf(&l, "pid=%d migrate=%s", (int) w->pid, spec);
+                if (req->acting_uid != 0)
+                        line_printf(&l, " for_uid=%u", (unsigned) req->acting_uid);
                 return line_finish(&l);
         }
+        if (req->acting_uid == PROCESS_TRUST_UID_NONE)
+                return -EINVAL;
         if (w->query) {
-                if (req->ksm >= 0 || req->set_mempolicy)
+                if (req->ksm >= 0 || req->set_mempolicy || req->acting_uid != 0)
                         return -EINVAL;
                 line_printf(&l, "pid=%d query=1", (int) w->pid);
                 return line_finish(&l);
@@ -331,6 +359,8 @@ int inject_wire_format_request(const InjectWireRequest *w, char *buf, size_t siz
                     req->ksm < 0 ? "-" : req->ksm ? "1" : "0", req->set_mempolicy ? spec : "-",
                     (unsigned long long) (req->timeout_usec ? req->timeout_usec / 1000
                                                             : INJECT_WIRE_TIMEOUT_MS_DEFAULT));
+        if (req->acting_uid != 0)
+                line_printf(&l, " for_uid=%u", (unsigned) req->acting_uid);
         return line_finish(&l);
 }
 

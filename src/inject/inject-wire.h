@@ -11,16 +11,23 @@
  * bare (printable ASCII but space, '"' and '\') or in double quotes, with
  * \" \\ \n \t and \xHH escapes.
  *
- *   request: pid=1234 ksm=1|0|- mempolicy=SPEC|- timeout_ms=2000
+ *   request: pid=1234 ksm=1|0|- mempolicy=SPEC|- timeout_ms=2000 for_uid=UID
  *            pid= is required, the others default to -, - and 2000; an
  *            unknown or repeated key, or nothing to do, is an error.
+ *            for_uid=: whose input asks (process-trust.h): 0, the default,
+ *            root's; any other uid, a user's, and then the process must be
+ *            that user's own, or the reply is refused (inject-creds.h).
+ *            policyd always says it; a request without it is root's, as
+ *            before the key existed (the socket is root's alone).
  *   or:      pid=1234 query=1
  *            what the process has, read from /proc (reading another
  *            user's needs CAP_SYS_PTRACE too): nothing is injected.
- *   or:      pid=1234 migrate=LIST
+ *   or:      pid=1234 migrate=LIST for_uid=UID
  *            migrate_pages(2) of the process's pages from every other node
  *            to LIST ("1", "0-1,3"), with nothing stopped and nothing
  *            injected: NUMANodes= of a cgroup without cpuset. No other key.
+ *            for_uid= as above; for a user, also without CAP_SYS_NICE, so
+ *            that pages shared with others stay where they are.
  *   reply:   pid=1234|- outcome=applied|failed|refused|vanished|queried|error
  *            reason="..." error="..." exe="..." threads=N in_syscall=N
  *            signals_passed=N retries=N insn=vdso|in-place|-

@@ -24,6 +24,7 @@
 #include <sys/user.h>
 #endif
 
+#include "inject-creds.h"
 #include "inject.h"
 
 #define DEFAULT_TIMEOUT_USEC (2 * 1000 * 1000ULL)
@@ -1148,8 +1149,14 @@ int inject_process_pidfd(int pidfd, pid_t pid, const InjectRequest *req, InjectR
                 else if (r > 0 && rep.threads == 0)
                         r = -ESRCH;
         }
+        /* The target's credentials, now that none of its threads can change them. */
+        if (r >= 0)
+                r = inject_creds_verify(pid, req->acting_uid, &j.abort_refusal);
         if (r >= 0)
                 r = inject_all(&j, req);
+        /* And again before they go: an injection into what was not the user's is reported refused. */
+        if (r >= 0)
+                r = inject_creds_verify(pid, req->acting_uid, &j.abort_refusal);
 
         release_all(&j);
         if (j.stop_requested && r == -ETIME)

@@ -53,6 +53,11 @@ typedef struct InjectRequest {
         bool set_mempolicy;      /* set_mempolicy(policy) in every thread */
         Mempolicy mempolicy;
         uint64_t timeout_usec;   /* for the whole job; 0 means 2 s */
+        /* Whose input asks (process-trust.h, inject-creds.h): 0, root's,
+         * with no rule on the target's credentials; else the target must
+         * be this user's own, checked once every thread is stopped and
+         * again before they are let go. */
+        uid_t acting_uid;
 } InjectRequest;
 
 typedef struct InjectReport {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <inttypes.h>
+#include <sys/stat.h>
 
 #include "assign.h"
 #include "attr-watch.h"
@@ -331,10 +332,22 @@ static int method_list_processes(sd_bus_message *msg, void *userdata, sd_bus_err
         r = sd_bus_message_open_container(reply, 'a', "(ussssss)");
         if (r < 0)
                 return r;
+        uid_t caller = 0;
+        r = sender_uid(msg, &caller);
+        if (r < 0)
+                return r;
         g_autoptr(GPtrArray) records = process_watch_records(m->processes, key);
         for (guint i = 0; i < records->len; i++) {
                 const ProcessRecord *p = g_ptr_array_index(records, i);
+                char proc[32];
+                struct stat st;
                 if (only_pid > 0 && p->pid != only_pid)
+                        continue;
+                /* As hidepid=invisible would: a caller other than root sees
+                 * the exe and cgroup of their own processes (euid, as the
+                 * owner of /proc/PID shows it) alone. */
+                snprintf(proc, sizeof(proc), "/proc/%d", (int) p->pid);
+                if (caller != 0 && (stat(proc, &st) < 0 || st.st_uid != caller))
                         continue;
                 r = sd_bus_message_append(reply, "(ussssss)", (uint32_t) p->pid, strempty(p->subject),
                                           strempty(p->exe), process_method_to_string(p->method), strempty(p->detail),

@@ -197,27 +197,30 @@ fail:
 }
 
 int inject_call_start(sd_event *event, const char *socket_path, int pidfd, pid_t pid, bool query, int ksm,
-                      const char *mempolicy, unsigned timeout_ms, InjectCallback callback, void *userdata,
-                      InjectCall **ret) {
+                      const char *mempolicy, unsigned timeout_ms, uid_t for_uid, InjectCallback callback,
+                      void *userdata, InjectCall **ret) {
         g_autoptr(GString) line = g_string_new(NULL);
 
+        if (for_uid == (uid_t) -1)
+                return -EINVAL;
         g_string_printf(line, "pid=%d", (int) pid);
         if (query)
                 g_string_append(line, " query=1");
         else
-                g_string_append_printf(line, " ksm=%s mempolicy=%s timeout_ms=%u", ksm < 0 ? "-" : ksm ? "1" : "0",
-                                       mempolicy ?: "-", timeout_ms);
+                g_string_append_printf(line, " ksm=%s mempolicy=%s timeout_ms=%u for_uid=%u",
+                                       ksm < 0 ? "-" : ksm ? "1" : "0", mempolicy ?: "-", timeout_ms,
+                                       (unsigned) for_uid);
         g_string_append_c(line, '\n');
         return call_start(event, socket_path, pidfd, line, timeout_ms, callback, userdata, ret);
 }
 
 int inject_call_start_migrate(sd_event *event, const char *socket_path, int pidfd, pid_t pid, const char *nodes,
-                              InjectCallback callback, void *userdata, InjectCall **ret) {
+                              uid_t for_uid, InjectCallback callback, void *userdata, InjectCall **ret) {
         g_autoptr(GString) line = g_string_new(NULL);
 
-        if (isempty(nodes))
+        if (isempty(nodes) || for_uid == (uid_t) -1)
                 return -EINVAL;
-        g_string_printf(line, "pid=%d migrate=%s\n", (int) pid, nodes);
+        g_string_printf(line, "pid=%d migrate=%s for_uid=%u\n", (int) pid, nodes, (unsigned) for_uid);
         /* migrate_pages has no time box of its own: a large process takes a while. */
         return call_start(event, socket_path, pidfd, line, 0, callback, userdata, ret);
 }

@@ -37,14 +37,16 @@ typedef struct InjectCall InjectCall;
 typedef void (*InjectCallback)(InjectCall *call, const InjectReply *reply, int error, void *userdata);
 
 /* Sends "pid=PID query=1" (ksm < 0 and mempolicy NULL) or an injection of
- * ksm (0/1, -1 to leave alone) and mempolicy (NULL to leave alone).
- * Takes no ownership of pidfd. */
+ * ksm (0/1, -1 to leave alone) and mempolicy (NULL to leave alone), acting
+ * for for_uid (for_uid=: 0 for root's input, else the user's, whose own
+ * processes alone it may reach; a query acts for no one). Takes no
+ * ownership of pidfd. */
 int inject_call_start(sd_event *event, const char *socket_path, int pidfd, pid_t pid, bool query, int ksm,
-                      const char *mempolicy, unsigned timeout_ms, InjectCallback callback, void *userdata,
-                      InjectCall **ret);
-/* Sends "pid=PID migrate=NODES": migrate_pages of the process's pages to
- * the node list nodes, nothing stopped. Takes no ownership of pidfd. */
+                      const char *mempolicy, unsigned timeout_ms, uid_t for_uid, InjectCallback callback,
+                      void *userdata, InjectCall **ret);
+/* Sends "pid=PID migrate=NODES for_uid=UID": migrate_pages of the process's
+ * pages to the node list nodes, nothing stopped. Takes no ownership of pidfd. */
 int inject_call_start_migrate(sd_event *event, const char *socket_path, int pidfd, pid_t pid, const char *nodes,
-                              InjectCallback callback, void *userdata, InjectCall **ret);
+                              uid_t for_uid, InjectCallback callback, void *userdata, InjectCall **ret);
 /* Cancels a call in flight (no callback). */
 InjectCall *inject_call_free(InjectCall *c);

@@ -8,15 +8,18 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "assign.h"
 #include "cgroup-apply.h"
 #include "exec-watch.h"
 #include "fileio.h"
+#include "gather.h"
 #include "inject-client.h"
 #include "inject-proc.h"
 #include "log.h"
 #include "manager.h"
 #include "process-watch.h"
 #include "resolve.h"
+#include "state-store.h"
 #include "util.h"
 
 /* Each call starts a helper process: a few at once, the rest wait. */
@@ -552,6 +555,46 @@ static const GPtrArray *record_memberships(ProcessWatch *w, ProcessRecord *r) {
         return s ? s->memberships : NULL;
 }
 
+/* Whose input a change that groups (NULL entries skipped) ask for acts
+ * for (process_acting_uid()): root's when root's input puts the subject in
+ * each of them; else the user whose cgroup it is, and then the helper
+ * reaches only that user's own processes. None: 0, as for an undo, which
+ * takes back only what policyd set (process_step_for()). */
+static uid_t acting_uid_for(ProcessWatch *w, const ProcessRecord *r, const char *const *groups, size_t n) {
+        Subject *s = record_subject(w, r);
+        CandidateData d = {};
+        uid_t acting = 0;
+        bool any = false;
+
+        for (size_t i = 0; i < n; i++)
+                any |= groups[i] != NULL;
+        if (!any)
+                return 0;
+        if (!s || isempty(s->cgroup))
+                return PROCESS_TRUST_UID_NONE;
+        gather_candidate(s, &d);
+        g_autoptr(GPtrArray) entries = runtime_assignments_for(w->manager->assignments, s, d.c.owner_known,
+                                                               d.c.owner_uid);
+        for (size_t i = 0; i < n; i++) {
+                const PolicyGroup *g = groups[i] ? policy_set_get(w->manager->policies, groups[i]) : NULL;
+                bool root_assigned = false;
+
+                if (!groups[i])
+                        continue;
+                if (!g) {
+                        acting = PROCESS_TRUST_UID_NONE;
+                        continue;
+                }
+                for (guint k = 0; k + 1 < entries->len; k++) {
+                        const RuntimeAssignment *a = g_ptr_array_index(entries, k);
+                        root_assigned |= a->uid == 0 && streq(a->group, groups[i]);
+                }
+                acting = process_acting_uid_merge(acting, process_acting_uid(g, &d.c, root_assigned));
+        }
+        candidate_data_clear(&d);
+        return acting;
+}
+
 /* The query came back: decide the step, and inject when there is one. */
 static void decide_from_query(ProcessWatch *w, ProcessRecord *r, const InjectReply *reply) {
         ProcessWant want = { .knobs.ksm = -1 };
@@ -586,9 +629,14 @@ static void decide_from_query(ProcessWatch *w, ProcessRecord *r, const InjectRep
                 if (!record_holds_something(r) && !record_subject(w, r))
                         forget_record(w, r);
         } else {
+                const char *groups[] = {
+                        step.ksm >= 0 && !step.undo_ksm ? want.ksm_group : NULL,
+                        step.mempolicy && !step.undo_mempolicy ? want.mempolicy_group : NULL,
+                };
                 process_step_clear(&r->step);
                 r->step = step;
                 step = (ProcessStep) { .ksm = -1 };
+                r->acting_uid = acting_uid_for(w, r, groups, ELEMENTSOF(groups));
                 set_outcome(r, PROCESS_PENDING, groups_detail(&want));
                 r->call_is_query = false;
                 g_queue_push_tail(w->waiting, GINT_TO_POINTER(r->pid));
@@ -628,8 +676,11 @@ static void on_injected(ProcessWatch *w, ProcessRecord *r, const InjectReply *re
                 return;
         } else {
                 bool refused = streq(reply->outcome, "refused");
-                char *why = g_strdup_printf("%s%s%s", refused ? "refused: " : "failed: ",
-                                            reply->reason ?: reply->error ?: reply->outcome,
+                g_autofree char *acting = refused && r->acting_uid != 0
+                                                  ? g_strdup_printf(" (the change acts for uid %u)", (unsigned) r->acting_uid)
+                                                  : NULL;
+                char *why = g_strdup_printf("%s%s%s%s", refused ? "refused: " : "failed: ",
+                                            reply->reason ?: reply->error ?: reply->outcome, strempty(acting),
                                             reply->stuck ? " (a thread was stuck; the helper exited to release it)"
                                                          : "");
                 if (refused)
@@ -764,10 +815,11 @@ static int start_call(ProcessWatch *w, ProcessRecord *r) {
                 return k;
         if (r->migrate_to)
                 k = inject_call_start_migrate(w->manager->event, w->socket_path, r->pidfd, r->pid, r->migrate_to,
-                                              on_call_done, w, &r->call);
+                                              r->acting_uid, on_call_done, w, &r->call);
         else
                 k = inject_call_start(w->manager->event, w->socket_path, r->pidfd, r->pid, r->call_is_query,
-                                      r->step.ksm, r->step.mempolicy, INJECT_TIMEOUT_MS, on_call_done, w, &r->call);
+                                      r->step.ksm, r->step.mempolicy, INJECT_TIMEOUT_MS,
+                                      r->call_is_query ? 0 : r->acting_uid, on_call_done, w, &r->call);
         if (k < 0)
                 return k;
         w->calls_in_flight++;
@@ -785,6 +837,15 @@ static void start_next_calls(ProcessWatch *w) {
 
                 if (!r || r->call || r->method != PROCESS_PENDING)
                         continue;
+                if (!r->call_is_query && r->acting_uid == PROCESS_TRUST_UID_NONE) {
+                        /* Sent, the helper would refuse it: say so without. */
+                        process_step_clear(&r->step);
+                        g_clear_pointer(&r->migrate_to, g_free);
+                        set_outcome(r, PROCESS_SKIPPED,
+                                    g_strdup("refused: no user to act for (a group of a user's input is not loaded, "
+                                             "or its cgroup has no known owner)"));
+                        continue;
+                }
                 k = start_call(w, r);
                 if (k == 0)
                         continue;
@@ -825,8 +886,10 @@ static void decide(ProcessWatch *w, ProcessRecord *r) {
         }
         /* The pages first: that needs no query. */
         g_free(r->migrate_to);
-        r->migrate_to = migration_wanted(w, r, r->migrated, NULL);
+        const char *migration_group = NULL;
+        r->migrate_to = migration_wanted(w, r, r->migrated, &migration_group);
         if (r->migrate_to) {
+                r->acting_uid = acting_uid_for(w, r, &migration_group, 1);
                 process_step_clear(&r->step);
                 r->call_is_query = false;
                 queue_call(w, r);

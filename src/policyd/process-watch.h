@@ -68,6 +68,10 @@ typedef struct ProcessRecord {
         bool call_is_query;
         char *migrate_to;     /* the call in flight is this migration */
         ProcessStep step;     /* of the injection in flight */
+        /* Whose input the injection or migration queued acts for
+         * (process_acting_uid()): 0 root's, else the user's, whose own
+         * processes alone it may reach; PROCESS_TRUST_UID_NONE: no one's. */
+        uid_t acting_uid;
         bool again;           /* looked at again while a call was in flight */
         int pidfd;
         unsigned generation;  /* of the watch, when last decided */

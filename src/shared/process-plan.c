@@ -237,3 +237,42 @@ void process_step_for(const ProcessWant *want, const ProcessKnobs *current, cons
         }
         *ret = s;
 }
+
+uid_t process_acting_uid(const PolicyGroup *g, const Candidate *c, bool root_assigned) {
+        if (root_assigned)
+                return 0;
+        /* A user's manager: its unit names, slices, cgroup paths and focus
+         * are the user's choice, whatever a group's [Match] says. */
+        if (c->user_manager)
+                return c->manager_uid;
+        if (c->owner_known && c->owner_uid == 0)
+                return 0;
+        if (c->unit_groups && g_strv_contains((const char *const *) c->unit_groups, g->name))
+                return 0;
+        if (c->unit) {
+                /* PID 1's unit with a cgroup delegated to its user: what PID 1
+                 * says of it is root's, the xattrs on it are the user's. */
+                Candidate facts = {
+                        .unit = c->unit,
+                        .slices = c->slices,
+                        .cgroup = c->cgroup,
+                        .owner_known = c->owner_known,
+                        .owner_uid = c->owner_uid,
+                        .owner_name = c->owner_name,
+                        .user = c->user,
+                        .xattrs_untrusted = true,
+                        .now_usec = c->now_usec,
+                };
+                if (policy_group_matches(g, &facts))
+                        return 0;
+        }
+        return c->owner_known ? c->owner_uid : PROCESS_TRUST_UID_NONE;
+}
+
+uid_t process_acting_uid_merge(uid_t a, uid_t b) {
+        if (a == 0)
+                return b;
+        if (b == 0 || a == b)
+                return a;
+        return PROCESS_TRUST_UID_NONE;
+}

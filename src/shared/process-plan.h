@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "policy-group.h"
+#include "process-trust.h"
 #include "resolve.h"
 
 /* What a process carries, or should. ksm: -1 unknown or not wanted, 0 or 1.
@@ -101,3 +102,18 @@ bool process_step_is_empty(const ProcessStep *s);
  * turned them on. */
 void process_step_for(const ProcessWant *want, const ProcessKnobs *current, const ProcessKnobs *applied,
                       ProcessStep *ret);
+
+/* Whose input a change to the processes of candidate c acts for, when it
+ * comes from group g, one of c's member groups (process-trust.h): 0 when
+ * root's input puts c in g: root's runtime assignment (root_assigned), a
+ * PID 1 unit's files (c->unit_groups; policyd reads no user's), anything of
+ * a cgroup root owns (its path, xattrs and self-request are root's), or
+ * g's [Match] on what PID 1 says of its unit alone (name, slice, User=,
+ * owner), without the xattrs and focus mark its user writes. Otherwise the
+ * user whose cgroup it is: the user manager's uid for a unit of theirs, else
+ * the cgroup's owner; PROCESS_TRUST_UID_NONE when neither is known. */
+uid_t process_acting_uid(const PolicyGroup *g, const Candidate *c, bool root_assigned);
+/* One request carries several knobs: it acts for root only when each does,
+ * for a user when each knob acts for root or for that user, and for nobody
+ * (PROCESS_TRUST_UID_NONE) when two users disagree. */
+uid_t process_acting_uid_merge(uid_t a, uid_t b);

@@ -31,13 +31,17 @@ static void check_valid(const InjectWireRequest *w) {
         check(w->query || w->migrate ? w->req.ksm < 0 && !w->req.set_mempolicy
                                      : w->req.ksm >= 0 || w->req.set_mempolicy);
         check(!(w->query && w->migrate));
+        /* A query acts for no one; no line names "no one" (uid -1). */
+        check(!w->query || w->req.acting_uid == 0);
+        check(w->req.acting_uid != PROCESS_TRUST_UID_NONE);
         check(w->req.timeout_usec >= 1000 && w->req.timeout_usec <= INJECT_WIRE_TIMEOUT_MS_MAX * 1000ULL);
 
         /* Formatting it gives a canonical line that reads back the same. */
         check(inject_wire_format_request(w, line, sizeof(line)) == 0);
         check(inject_wire_parse_request(line, strlen(line), &again) == 0);
         check(again.pid == w->pid && again.query == w->query && again.migrate == w->migrate &&
-              again.req.ksm == w->req.ksm && again.req.set_mempolicy == w->req.set_mempolicy);
+              again.req.ksm == w->req.ksm && again.req.set_mempolicy == w->req.set_mempolicy &&
+              again.req.acting_uid == w->req.acting_uid);
         check(memcmp(again.migrate_nodes, w->migrate_nodes, sizeof(w->migrate_nodes)) == 0);
         /* A query or a migration carries no time box: it is not written, and
          * reads back as the default. */

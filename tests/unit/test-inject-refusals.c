@@ -136,8 +136,12 @@ static void check_time_box(void) {
         finish(pid);
 }
 
+/* Whose input the requests of check() act for (inject.h): 0, root's. */
+static uid_t acting_uid;
+
 static void check(const char *name, pid_t pid, InjectOutcome want_outcome, InjectRefusal want_refusal) {
-        InjectRequest req = { .ksm = 1, .set_mempolicy = true, .mempolicy = { .mode = MPOL_PREFERRED, .nodemask = { 1 } } };
+        InjectRequest req = { .ksm = 1, .set_mempolicy = true, .mempolicy = { .mode = MPOL_PREFERRED, .nodemask = { 1 } },
+                              .acting_uid = acting_uid };
         InjectReport rep;
         ProcStatus before = {}, after = {};
         bool had_before = read_target_status(pid, &before) == 0;
@@ -188,6 +192,22 @@ int main(void) {
         /* A control: the same request on a plain process is applied. */
         pid = spawn(NULL);
         check("a plain process (control)", pid, INJECT_APPLIED, INJECT_REFUSAL_NONE);
+        finish(pid);
+
+        /* For another uid than ours: the library checks once every thread
+         * is stopped (the server also checks before), and lets them go
+         * untouched. */
+        pid = spawn(NULL);
+        acting_uid = getuid() == 65534 ? 65533 : 65534;
+        check("a request for another uid, checked once stopped", pid, INJECT_REFUSED, INJECT_REFUSAL_OTHER_UID);
+        acting_uid = 0;
+        {
+                char policy[64] = "";
+                if (inject_read_task_policy(pid, pid, policy, sizeof(policy)) < 0 || strcmp(policy, "default") != 0) {
+                        printf("not ok - a request for another uid: the policy is '%s', not default\n", policy);
+                        failures++;
+                }
+        }
         finish(pid);
 
         check("PID 1", 1, INJECT_REFUSED, INJECT_REFUSAL_INIT);

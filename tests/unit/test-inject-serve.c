@@ -13,6 +13,7 @@
 #include <grp.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -374,6 +375,111 @@ static void check_migrate(void) {
         }
 }
 
+/* A target that becomes nobody (65534) before its threads start, and
+ * says it may be dumped again (PR_SET_DUMPABLE 1) only when asked:
+ * changing its uids made it undumpable. */
+static pid_t spawn_nobody_target(bool dumpable) {
+        int p[2];
+        char c;
+
+        if (pipe(p) < 0)
+                abort();
+        pid_t pid = fork();
+        if (pid == 0) {
+                pthread_t t;
+                close(p[0]);
+                if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+                    setresuid(65534, 65534, 65534) < 0)
+                        _exit(100);
+                if (dumpable && prctl(PR_SET_DUMPABLE, 1) < 0)
+                        _exit(101);
+                for (int i = 0; i < 2; i++)
+                        if (pthread_create(&t, NULL, sleeper, NULL) != 0)
+                                _exit(1);
+                if (write(p[1], "r", 1) != 1)
+                        _exit(1);
+                sleeper(NULL);
+        }
+        close(p[1]);
+        if (read(p[0], &c, 1) != 1) {
+                close(p[0]);
+                waitpid(pid, NULL, 0);
+                return -1;
+        }
+        close(p[0]);
+        return pid;
+}
+
+static void stop_target(pid_t pid, int pidfd) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        close(pidfd);
+}
+
+/* for_uid=: a request that acts for a user reaches only that user's own
+ * process (process-trust.h), and leaves the others as they were. */
+static void check_for_uid(void) {
+        char line[128], reply[2048];
+        unsigned threads;
+        uid_t other = getuid() == 65534 ? 65533 : 65534;
+        pid_t target = spawn_target();
+        int pidfd = pidfd_of(target), status;
+
+        /* Our own child, for another uid: refused before anything is stopped. */
+        snprintf(line, sizeof(line), "pid=%d mempolicy=interleave:0 for_uid=%u\n", (int) target, (unsigned) other);
+        status = request(line, &pidfd, 1, reply, sizeof(reply));
+        check(status == 0 && has(reply, "outcome", "refused") && contains(reply, "reason", "another uid") &&
+                      has(reply, "insn", "-") && has(reply, "threads", "0"),
+              "another uid's request: refused (%s)", oneline(reply));
+        snprintf(line, sizeof(line), "pid=%d migrate=0 for_uid=%u\n", (int) target, (unsigned) other);
+        status = request(line, &pidfd, 1, reply, sizeof(reply));
+        check(status == 0 && has(reply, "outcome", "refused") && contains(reply, "reason", "another uid") &&
+                      has(reply, "not_moved", "-"),
+              "another uid's migration: refused (%s)", oneline(reply));
+        check(every_thread_has(target, "default", &threads) && threads == 3, "the target kept its default policy");
+        /* For root (0, or no for_uid=): the injector's other rules alone. */
+        snprintf(line, sizeof(line), "pid=%d mempolicy=interleave:0 for_uid=0\n", (int) target);
+        status = request(line, &pidfd, 1, reply, sizeof(reply));
+        check(status == 0 && has(reply, "outcome", "applied"), "root's request: applied (%s)", oneline(reply));
+        stop_target(target, pidfd);
+
+        if (getuid() != 0) {
+                printf("# for_uid= of the target's own user: skipped, we cannot make one\n");
+                return;
+        }
+        /* nobody's own process, for nobody: undumpable after setresuid(),
+         * then dumpable again. */
+        target = spawn_nobody_target(false);
+        if (target < 0) {
+                printf("# for_uid= of the target's own user: skipped, cannot become nobody\n");
+                return;
+        }
+        pidfd = pidfd_of(target);
+        snprintf(line, sizeof(line), "pid=%d mempolicy=interleave:0 for_uid=65534\n", (int) target);
+        status = request(line, &pidfd, 1, reply, sizeof(reply));
+        check(status == 0 && has(reply, "outcome", "refused") && contains(reply, "reason", "not dumpable"),
+              "nobody's undumpable process, for nobody: refused (%s)", oneline(reply));
+        stop_target(target, pidfd);
+
+        target = spawn_nobody_target(true);
+        if (target < 0)
+                return;
+        pidfd = pidfd_of(target);
+        snprintf(line, sizeof(line), "pid=%d mempolicy=interleave:0 for_uid=65534\n", (int) target);
+        status = request(line, &pidfd, 1, reply, sizeof(reply));
+        check(status == 0 && has(reply, "outcome", "applied") && has(reply, "threads", "3"),
+              "nobody's own process, for nobody: applied (%s)", oneline(reply));
+        snprintf(line, sizeof(line), "pid=%d migrate=0 for_uid=65534\n", (int) target);
+        status = request(line, &pidfd, 1, reply, sizeof(reply));
+        check(status == 0 && has(reply, "outcome", "applied"), "nobody's own migration, for nobody: applied (%s)",
+              oneline(reply));
+        snprintf(line, sizeof(line), "pid=%d mempolicy=default for_uid=1\n", (int) target);
+        status = request(line, &pidfd, 1, reply, sizeof(reply));
+        check(status == 0 && has(reply, "outcome", "refused") && contains(reply, "reason", "another uid"),
+              "nobody's process, for uid 1: refused (%s)", oneline(reply));
+        stop_target(target, pidfd);
+}
+
 /* SO_PEERCRED of a socketpair is its creator's, so a caller that is not
  * root connects to a listening socket instead. */
 static void check_not_root(void) {
@@ -455,6 +561,7 @@ int main(int argc, char **argv) {
         check_malformed();
         check_refused();
         check_migrate();
+        check_for_uid();
         check_not_root();
 
         printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);

@@ -3,6 +3,7 @@
  * lines and what they parse to, or the error they get; and reply lines,
  * read back key by key. */
 #include <errno.h>
+#include <string.h>
 
 #include <glib.h>
 
@@ -278,11 +279,62 @@ static void test_reply(void) {
         g_assert_cmpint(inject_wire_get("pid=1 outcome=applied\n", "outcome", value, 4), ==, -ENOBUFS);
 }
 
+/* for_uid=: whose input asks (process-trust.h). 0 and absent are root's. */
+static void test_request_for_uid(void) {
+        static const struct {
+                const char *line;
+                int r;
+                unsigned uid;
+                const char *error;  /* a part of it */
+                const char *formatted;  /* the canonical line */
+        } cases[] = {
+                { "pid=7 ksm=1\n", 0, 0, NULL, "pid=7 ksm=1 mempolicy=- timeout_ms=2000\n" },
+                { "pid=7 ksm=1 for_uid=0\n", 0, 0, NULL, "pid=7 ksm=1 mempolicy=- timeout_ms=2000\n" },
+                { "pid=7 ksm=1 for_uid=1000\n", 0, 1000, NULL, "pid=7 ksm=1 mempolicy=- timeout_ms=2000 for_uid=1000\n" },
+                { "for_uid=65534 pid=7 mempolicy=default\n", 0, 65534, NULL,
+                  "pid=7 ksm=- mempolicy=default timeout_ms=2000 for_uid=65534\n" },
+                { "pid=7 ksm=1 for_uid=4294967294\n", 0, 4294967294u, NULL,
+                  "pid=7 ksm=1 mempolicy=- timeout_ms=2000 for_uid=4294967294\n" },
+                { "pid=7 migrate=1 for_uid=1000\n", 0, 1000, NULL, "pid=7 migrate=1 for_uid=1000\n" },
+                { "pid=7 migrate=1 for_uid=0\n", 0, 0, NULL, "pid=7 migrate=1\n" },
+                { "pid=7 ksm=1 for_uid=4294967295\n", -EINVAL, 0, "for_uid= takes a uid", NULL },
+                { "pid=7 ksm=1 for_uid=-1\n", -EINVAL, 0, "for_uid= takes a uid", NULL },
+                { "pid=7 ksm=1 for_uid=01000\n", -EINVAL, 0, "for_uid= takes a uid", NULL },
+                { "pid=7 ksm=1 for_uid=root\n", -EINVAL, 0, "for_uid= takes a uid", NULL },
+                { "pid=7 ksm=1 for_uid=1 for_uid=2\n", -EINVAL, 0, "for_uid= given twice", NULL },
+                { "pid=7 query=1 for_uid=1000\n", -EINVAL, 0, "query=1 takes no for_uid=", NULL },
+                { "pid=7 query=1 for_uid=0\n", -EINVAL, 0, "query=1 takes no for_uid=", NULL },
+                { "pid=7 for_uid=1000\n", -EINVAL, 0, "nothing to do", NULL },
+        };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+                InjectWireRequest w;
+                char line[INJECT_WIRE_LINE_MAX];
+                int r = inject_wire_parse_request(cases[i].line, strlen(cases[i].line), &w);
+
+                g_test_message("%s", cases[i].line);
+                g_assert_cmpint(r, ==, cases[i].r);
+                if (r < 0) {
+                        g_assert_nonnull(strstr(w.error, cases[i].error));
+                        continue;
+                }
+                g_assert_cmpuint(w.req.acting_uid, ==, cases[i].uid);
+                g_assert_cmpint(inject_wire_format_request(&w, line, sizeof(line)), ==, 0);
+                g_assert_cmpstr(line, ==, cases[i].formatted);
+        }
+
+        /* No line says "no one": the client does not send it. */
+        InjectWireRequest w = { .pid = 7, .req = { .ksm = 1, .acting_uid = PROCESS_TRUST_UID_NONE } };
+        char line[INJECT_WIRE_LINE_MAX];
+        g_assert_cmpint(inject_wire_format_request(&w, line, sizeof(line)), ==, -EINVAL);
+}
+
 int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/inject-wire/request", test_request);
         g_test_add_func("/inject-wire/request-limits", test_request_limits);
         g_test_add_func("/inject-wire/request-round-trip", test_request_round_trip);
+        g_test_add_func("/inject-wire/request-for-uid", test_request_for_uid);
         g_test_add_func("/inject-wire/reply", test_reply);
         return g_test_run();
 }
