@@ -393,11 +393,18 @@ static int method_assign_common(sd_bus_message *msg, Manager *m, sd_bus_error *e
                         req.owner_known = target_argument_user_unit(arg, &req.owner, NULL) >= 0;
                 else if (cgroup)
                         req.owner_known = manager_cgroup_owner(m, cgroup, &req.owner) >= 0;
+                /* A user@UID/ unit that is not running has no cgroup yet:
+                 * where it will be is checked when it applies. */
+                req.place = cgroup ? (int) manager_delegation_place(m, cgroup, &req.place_unit) : -1;
                 v = self_assign_check(&req);
                 /* A cgroup the user assigned and then removed has no owner
-                 * left; they may still take back what they made, or it
-                 * would count against their limit until the next boot. */
-                if (v == SELF_ASSIGN_NO_CGROUP && !assign && manager_has_runtime_entry(m, key, group, uid))
+                 * left, and one assigned before the delegation root was
+                 * the administrator's no longer applies: they may still
+                 * take back what they made, or it would count against
+                 * their limit until the next boot. */
+                if ((v == SELF_ASSIGN_NO_CGROUP || v == SELF_ASSIGN_DELEGATION_ROOT ||
+                     v == SELF_ASSIGN_NOT_DELEGATED) &&
+                    !assign && manager_has_runtime_entry(m, key, group, uid))
                         v = SELF_ASSIGN_ALLOWED;
                 if (v != SELF_ASSIGN_ALLOWED)
                         return refuse_self_assign(v, &req, assign, arg, cgroup, group, error);
