@@ -524,15 +524,25 @@ print(json.load(sys.stdin)["groups"][0]["source"])' 2>&1)
                         "$(state_lines)"
         "$policyctl" unassign "$rel/delegated.scope/sub" noself > /dev/null 2>&1
 
-        # --user: a unit of the caller's own manager.
-        out=$(as_nobody "$policyctl" --user assign app-test.scope selfok 2>&1); rc=$?
-        [ "$rc" = 0 ] && [ "$out" = "Assigned user@65534/app-test.scope to group selfok." ] \
-                && grep -qxP '\+\tuser@65534/app-test.scope\tselfok\t65534' "$tmp/state/assignments" \
-                && ok "--user assign names the caller's own unit, user@65534/UNIT" \
-                || not_ok "--user assign names the caller's own unit, user@65534/UNIT" "exit $rc: $out" "$(state_lines)"
+        # --user: a unit of the caller's own manager. policyctl asks that
+        # manager first, as systemctl --user set-property does; uid 65534
+        # has none here, so the name is refused and nothing is recorded.
+        out=$(as_nobody env -u XDG_RUNTIME_DIR -u DBUS_SESSION_BUS_ADDRESS "$policyctl" --user assign app-test.scope \
+                selfok 2>&1); rc=$?
+        [ "$rc" = 1 ] && grep -q "your systemd" <<< "$out" && ! grep -q 'app-test' "$tmp/state/assignments" \
+                && ok "--user assign of a name the caller's manager does not have (none here) is an error" \
+                || not_ok "--user assign of a name the caller's manager does not have (none here) is an error" \
+                        "exit $rc: $out" "$(state_lines)"
+        out=$(as_nobody "$policyctl" assign user@65534/app-test.scope selfok 2>&1); rc=$?
+        [ "$rc" = 0 ] && grep -qxP '\+\tuser@65534/app-test.scope\tselfok\t65534' "$tmp/state/assignments" \
+                && ok "a user assigns their own user@UID/UNIT" \
+                || not_ok "a user assigns their own user@UID/UNIT" "exit $rc: $out" "$(state_lines)"
         out=$(as_nobody "$policyctl" --user unassign app-test.scope selfok 2>&1); rc=$?
-        [ "$rc" = 0 ] && ! grep -q 'app-test' "$tmp/state/assignments" && ok "--user unassign takes it back" \
-                || not_ok "--user unassign takes it back" "exit $rc: $out" "$(state_lines)"
+        [ "$rc" = 0 ] && [ "$out" = "Removed user@65534/app-test.scope from group selfok." ] \
+                && ! grep -q 'app-test' "$tmp/state/assignments" \
+                && ok "--user unassign names the caller's own unit, user@65534/UNIT, and takes it back" \
+                || not_ok "--user unassign names the caller's own unit, user@65534/UNIT, and takes it back" \
+                        "exit $rc: $out" "$(state_lines)"
         kill -0 "$daemon_pid" && ok "policyd runs on after the users' calls" \
                 || not_ok "policyd runs on after the users' calls" "$(tail -n 40 "$tmp/policyd.log")"
 else
