@@ -12,7 +12,8 @@ set -euo pipefail
 . "$SCENARIO_DIR/lib.sh"
 . "$SCENARIO_DIR/policyd-lib.sh"
 pgt_setup
-trap 'test_user_cleanup; pgt_cleanup' EXIT
+# The service runs as the user: it goes before the user does.
+trap 'systemctl stop pgt-trust-deleg.service 2>/dev/null || true; test_user_cleanup; pgt_cleanup' EXIT
 
 pgt_policy pgt-lift '[PolicyGroup]\nAllowSelfAssign=yes\n[Swap]\nSwapMax=4G\n[Attributes]\nXAttr=user.pgt.lift=yes\n'
 test_user_setup pgttrust
@@ -56,10 +57,14 @@ $(journalctl -b -u policyd.service --since "$since" -o cat | grep -E '^Set |join
         grep -q "its delegation root" <<<"$out" || fail "$what: the reason is not said: $out"
         echo "ok: refused, $what: $out"
 }
-refused "user@$test_uid.service's own cgroup, by path" assign "$ucg" pgt-lift
+# PID 1 holds the service's MemorySwapMax=; user@UID.service's cgroup is
+# also the root of the user's own manager (its -.slice), where policyd
+# would write the group's tag and ask the user's manager for the rest.
 refused "a Delegate=yes system service running as the user, by path" assign "$dcg" pgt-lift
 refused "a Delegate=yes system service running as the user, by its PID" assign \
         "$(systemctl show -P MainPID pgt-trust-deleg.service)" pgt-lift
+refused "user@$test_uid.service's own cgroup, by path" assign "$ucg" pgt-lift
+refused "the root slice of the user's own manager (user@$test_uid.service's cgroup)" --user assign -.slice pgt-lift
 
 # Below the delegation roots, the user's own: an app of their manager, and
 # a cgroup they made below their delegated service.
