@@ -98,9 +98,10 @@ refused "another user's process, by PID" "the cgroup of PID $other_pid .* is own
 refused "another user's user@UID/ unit" \
         "user@$other_uid/app-x.scope belongs to uid $other_uid, not to you \(uid $uid\)" \
         assign "user@$other_uid/app-x.scope" pgt-open
+# (unassign: assign asks the caller's manager first, and $user has none.)
 refused "--user names the caller's own manager, and a group without AllowSelfAssign= refuses it" \
-        "user@$uid/app-x.scope to group 'pgt-closed': group 'pgt-closed' does not allow" \
-        --user assign app-x.scope pgt-closed
+        "user@$uid/app-x.scope out of group 'pgt-closed': group 'pgt-closed' does not allow" \
+        --user unassign app-x.scope pgt-closed
 # Root's assignment, which the user may not take back.
 policyctl assign pgt-assign-root.service pgt-closed
 wait_for "root assigned pgt-assign-root to pgt-closed" xattr_is "$cg$roots" user.policy.group pgt-closed
@@ -189,6 +190,18 @@ set -e
 out=$(user_policyctl --user unassign "$app" pgt-open 2>&1) || fail "--user unassign $app failed: $out"
 wait_for "the app left pgt-open" bash -c "! getfattr --absolute-names -n user.policy.group '$cg$app_path'"
 echo "ok: policyctl --user assign and unassign of a user-manager unit"
+# A name the user's own manager does not have (another user's app, say) is
+# an error, as systemctl --user set-property says it, and nothing is kept.
+set +e
+out=$(user_policyctl --user assign app-of-another-user.scope pgt-open 2>&1)
+rc=$?
+set -e
+[[ $rc == 1 && $out == "Unit app-of-another-user.scope not found." ]] ||
+        fail "--user assign of a unit the user's manager does not have: exit $rc: $out"
+if grep -q app-of-another-user /run/policyd/assignments 2>/dev/null; then
+        fail "an assignment was kept for it: $(cat /run/policyd/assignments)"
+fi
+echo "ok: --user assign of an unknown name: $out"
 
 systemctl is-active --quiet policyd.service || fail "policyd is not running"
 echo "ok: users assign only their own, to groups that allow it"
