@@ -64,7 +64,7 @@ refused "a Delegate=yes system service running as the user, by path" assign "$dc
 refused "a Delegate=yes system service running as the user, by its PID" assign \
         "$(systemctl show -P MainPID pgt-trust-deleg.service)" pgt-lift
 refused "user@$test_uid.service's own cgroup, by path" assign "$ucg" pgt-lift
-refused "the root slice of the user's own manager (user@$test_uid.service's cgroup)" --user assign -.slice pgt-lift
+refused "the root slice of the user's own manager (user@$test_uid.service's cgroup)" assign "user@$test_uid/-.slice" pgt-lift
 
 # Below the delegation roots, the user's own: an app of their manager, and
 # a cgroup they made below their delegated service.
