@@ -68,7 +68,7 @@ refused "the root slice of the user's own manager (user@$test_uid.service's cgro
 
 # Below the delegation roots, the user's own: an app of their manager, and
 # a cgroup they made below their delegated service.
-app=app-pgttrust.scope
+app="app-pgttrust.scope"
 test_user_scope "$app" sleep infinity
 app_path=$ucg/app.slice/$app
 out=$(test_user_run policyctl assign "$app_path" pgt-lift 2>&1) || fail "assign of $app_path failed: $out"
