@@ -1109,6 +1109,62 @@ static char *target_description(const char *target) {
         return g_strdup(target);
 }
 
+/* The caller's own systemd, as systemctl --user reaches it: its private
+ * socket, else the session bus. NULL, said, when neither answers. */
+static sd_bus *connect_user_manager(void) {
+        g_autoptr(sd_bus) bus = NULL;
+        const char *runtime = getenv("XDG_RUNTIME_DIR");
+        int r;
+
+        if (runtime && runtime[0] == '/') {
+                g_autofree char *address = g_strdup_printf("unix:path=%s/systemd/private", runtime);
+                if (sd_bus_new(&bus) >= 0 && sd_bus_set_address(bus, address) >= 0 && sd_bus_start(bus) >= 0)
+                        return TAKE_PTR(bus);
+                bus = sd_bus_unref(bus);
+        }
+        r = sd_bus_open_user(&bus);
+        if (r < 0) {
+                fprintf(stderr, "Cannot reach your systemd (--user): %s. Is XDG_RUNTIME_DIR set?\n", g_strerror(-r));
+                return NULL;
+        }
+        return TAKE_PTR(bus);
+}
+
+/* With --user, assign of a unit name needs a unit the caller's own
+ * manager has, as systemctl --user set-property does: policyd cannot ask
+ * the user's manager for the caller, and would otherwise keep an
+ * assignment for any name. EXIT_OK, or the exit code, said. */
+static int check_user_unit(const char *unit) {
+        g_autoptr(sd_bus) bus = connect_user_manager();
+        g_autoptr(sd_bus_message) reply = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        g_autofree char *state = NULL;
+        const char *path;
+        int r;
+
+        if (!bus)
+                return EXIT_ERRORS;
+        r = sd_bus_call_method(bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+                               "org.freedesktop.systemd1.Manager", "LoadUnit", &error, &reply, "s", unit);
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "o", &path);
+        if (r >= 0)
+                r = sd_bus_get_property_string(bus, "org.freedesktop.systemd1", path, "org.freedesktop.systemd1.Unit",
+                                               "LoadState", &error, &state);
+        if (r < 0) {
+                fprintf(stderr, "Failed to look up %s in your systemd (--user): %s\n", unit,
+                        error.message ? error.message : g_strerror(-r));
+                sd_bus_error_free(&error);
+                return EXIT_ERRORS;
+        }
+        sd_bus_error_free(&error);
+        if (streq(state, "not-found")) {
+                fprintf(stderr, "Unit %s not found.\n", unit);
+                return EXIT_ERRORS;
+        }
+        return EXIT_OK;
+}
+
 static int assign_common(int argc, char **argv, bool assign) {
         const char *verb = assign ? "assign" : "unassign";
         g_autoptr(sd_bus) bus = NULL;
@@ -1121,6 +1177,12 @@ static int assign_common(int argc, char **argv, bool assign) {
         code = connect_system_bus(&bus);
         if (code != EXIT_OK)
                 return code;
+        /* Unassign of a name that has gone takes back what is left. */
+        if (arg_user && assign && target_argument_classify(argv[1], NULL) == TARGET_ARGUMENT_UNIT) {
+                code = check_user_unit(argv[1]);
+                if (code != EXIT_OK)
+                        return code;
+        }
         g_autofree char *target = target_for_call(bus, argv[1]);
         code = call(bus, verb, POLICYD_BUS_INTERFACE, assign ? "Assign" : "Unassign", NULL, "ss", target, argv[2]);
         if (code != EXIT_OK)

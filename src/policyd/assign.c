@@ -85,12 +85,33 @@ int manager_cgroup_owner(Manager *m, const char *cgroup, uid_t *ret) {
         return 0;
 }
 
-static void add_applying(GPtrArray *out, GHashTable *table, const char *key, bool owner_known, uid_t owner) {
+/* The unit of PID 1 whose cgroup is cgroup: any subject there that is no
+ * user manager's (one of those may claim any path it likes). */
+static const char *system_unit_at(const char *cgroup, void *userdata) {
+        Manager *m = userdata;
+        GHashTableIter it;
+        gpointer value;
+
+        g_hash_table_iter_init(&it, m->subjects);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                const Subject *s = value;
+                if (s->unit && !s->user_unit && s->cgroup && streq(s->cgroup, cgroup))
+                        return s->unit;
+        }
+        return NULL;
+}
+
+DelegationPlace manager_delegation_place(Manager *m, const char *cgroup, const char **ret_unit) {
+        return delegation_place(cgroup, system_unit_at, m, ret_unit);
+}
+
+static void add_applying(GPtrArray *out, GHashTable *table, const char *key, bool system_unit, bool owner_known,
+                         uid_t owner) {
         GPtrArray *groups = key ? g_hash_table_lookup(table, key) : NULL;
 
         for (guint i = 0; groups && i < groups->len; i++) {
                 RuntimeAssignment *a = g_ptr_array_index(groups, i);
-                if (!runtime_assignment_applies(a->uid, key, owner_known, owner))
+                if (!runtime_assignment_applies(a->uid, key, system_unit, owner_known, owner))
                         continue;
                 guint j;
                 for (j = 0; j < out->len; j++) {
@@ -108,10 +129,11 @@ static void add_applying(GPtrArray *out, GHashTable *table, const char *key, boo
 GPtrArray *runtime_assignments_for(GHashTable *table, const Subject *s, bool owner_known, uid_t owner) {
         GPtrArray *out = g_ptr_array_new();
         const char *key = subject_key(s);
+        bool system_unit = s->unit && !s->user_unit;
 
-        add_applying(out, table, key, owner_known, owner);
+        add_applying(out, table, key, system_unit, owner_known, owner);
         if (s->cgroup && !streq_ptr(key, s->cgroup))
-                add_applying(out, table, s->cgroup, owner_known, owner);
+                add_applying(out, table, s->cgroup, system_unit, owner_known, owner);
         g_ptr_array_add(out, NULL);
         return out;
 }

@@ -5,6 +5,7 @@
  * state directory across restarts. */
 
 #include "manager.h"
+#include "self-assign.h"
 
 /* A unit name, user@UID/UNIT, a cgroup path, or a PID as a string → the key
  * of a subject, and its cgroup where known. */
@@ -13,6 +14,10 @@ int manager_resolve_target_argument(Manager *m, const char *arg, char **ret_key,
 /* The owner of a cgroup directory (a path below the root), as the xattr
  * trust rule reads it (gather.c). -ENOENT when it is not there. */
 int manager_cgroup_owner(Manager *m, const char *cgroup, uid_t *ret);
+
+/* Where cgroup lies among the units PID 1 has told policyd of
+ * (delegation_place()); *ret_unit, borrowed, is the unit that decided. */
+DelegationPlace manager_delegation_place(Manager *m, const char *cgroup, const char **ret_unit);
 
 /* Puts key into group (assign), or takes it out: where another source would
  * still put it there, by an exclusion. uid made the change (self-assign.h:
@@ -23,7 +28,8 @@ int manager_assign(Manager *m, const char *key, const char *group, bool assign, 
 /* The entries of table (m->assignments or m->exclusions) for subject s that
  * apply now: under its key and under its cgroup path, each group once, a
  * root's entry before a user's, and a user's only while the target is still
- * theirs (runtime_assignment_applies(), with the owner of s's cgroup).
+ * theirs and s is no unit of PID 1 (runtime_assignment_applies(), with the
+ * owner of s's cgroup).
  * RuntimeAssignment* borrowed from the table, NULL-terminated. */
 GPtrArray *runtime_assignments_for(GHashTable *table, const Subject *s, bool owner_known, uid_t owner);
 

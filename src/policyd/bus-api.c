@@ -16,6 +16,7 @@
 #include "log.h"
 #include "policy-values.h"
 #include "process-watch.h"
+#include "rate-limit.h"
 #include "self-assign.h"
 #include "state-store.h"
 #include "target-argument.h"
@@ -363,6 +364,49 @@ static int method_list_processes(sd_bus_message *msg, void *userdata, sd_bus_err
 
 /* ---- mutating methods ---- */
 
+/* What a user's changes may cost: each one can be a SetUnitProperties
+ * call to PID 1, a write of the state file and a notice. Enough for a
+ * person and a desktop; a flood waits. Root has no limit. */
+static const TokenBucketRate write_rate = { .burst = 16, .per_sec = 2 };
+/* Callers kept before the full buckets (the idle) are dropped. */
+#define WRITE_BUCKETS_KEPT 64
+
+/* Takes one of uid's tokens for a change; or, over the limit, sets
+ * LimitsExceeded with the wait and returns it. */
+static int take_write_token(Manager *m, uid_t uid, const char *what, sd_bus_error *error) {
+        gpointer key = GUINT_TO_POINTER(uid + 1); /* 0 is no key for a direct hash */
+        uint64_t now = 0;
+        TokenBucket *b;
+
+        if (uid == 0)
+                return 0;
+        (void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+        b = g_hash_table_lookup(m->write_buckets, key);
+        if (!b) {
+                if (g_hash_table_size(m->write_buckets) >= WRITE_BUCKETS_KEPT) {
+                        GHashTableIter it;
+                        gpointer value;
+                        g_hash_table_iter_init(&it, m->write_buckets);
+                        while (g_hash_table_iter_next(&it, NULL, &value))
+                                if (token_bucket_full(value, &write_rate, now))
+                                        g_hash_table_iter_remove(&it);
+                }
+                b = g_new0(TokenBucket, 1);
+                g_hash_table_insert(m->write_buckets, key, b);
+        }
+        if (token_bucket_take(b, &write_rate, now))
+                return 0;
+
+        uint64_t wait_ms = (token_bucket_wait_usec(b, &write_rate, now) + 999) / 1000;
+        log_context(LOG_DEBUG, 0, NULL, NULL, NULL, 0, "Refused %s by uid %" PRIu32 ": over the rate limit", what,
+                    (uint32_t) uid);
+        return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
+                                 "Too many changes from uid %" PRIu32 ": at most %u at once, then %u a second. "
+                                 "Try again in %" PRIu64 ".%03" PRIu64 " s.",
+                                 (uint32_t) uid, write_rate.burst, write_rate.per_sec, wait_ms / 1000,
+                                 wait_ms % 1000);
+}
+
 /* A refusal of a caller other than root, with the error its verdict calls for. */
 static int refuse_self_assign(SelfAssignVerdict v, const SelfAssignRequest *req, bool assign, const char *arg,
                               const char *cgroup, const char *group, sd_bus_error *error) {
@@ -420,11 +464,18 @@ static int method_assign_common(sd_bus_message *msg, Manager *m, sd_bus_error *e
                         req.owner_known = target_argument_user_unit(arg, &req.owner, NULL) >= 0;
                 else if (cgroup)
                         req.owner_known = manager_cgroup_owner(m, cgroup, &req.owner) >= 0;
+                /* A user@UID/ unit that is not running has no cgroup yet:
+                 * where it will be is checked when it applies. */
+                req.place = cgroup ? (int) manager_delegation_place(m, cgroup, &req.place_unit) : -1;
                 v = self_assign_check(&req);
                 /* A cgroup the user assigned and then removed has no owner
-                 * left; they may still take back what they made, or it
-                 * would count against their limit until the next boot. */
-                if (v == SELF_ASSIGN_NO_CGROUP && !assign && manager_has_runtime_entry(m, key, group, uid))
+                 * left, and one assigned before the delegation root was
+                 * the administrator's no longer applies: they may still
+                 * take back what they made, or it would count against
+                 * their limit until the next boot. */
+                if ((v == SELF_ASSIGN_NO_CGROUP || v == SELF_ASSIGN_DELEGATION_ROOT ||
+                     v == SELF_ASSIGN_NOT_DELEGATED) &&
+                    !assign && manager_has_runtime_entry(m, key, group, uid))
                         v = SELF_ASSIGN_ALLOWED;
                 if (v != SELF_ASSIGN_ALLOWED)
                         return refuse_self_assign(v, &req, assign, arg, cgroup, group, error);
@@ -436,6 +487,11 @@ static int method_assign_common(sd_bus_message *msg, Manager *m, sd_bus_error *e
                                                  arg, group, (uint32_t) uid, SELF_ASSIGN_MAX_ENTRIES);
         }
 
+        /* Only a call that would change something costs a token: a
+         * refusal costs the check alone, and keeps its own answer. */
+        r = take_write_token(m, uid, assign ? "Assign" : "Unassign", error);
+        if (r < 0)
+                return r;
         r = manager_assign(m, key, group, assign, uid);
         if (r == -ENXIO)
                 return sd_bus_error_setf(error, POLICYD_ERROR_NO_SUCH_TARGET, "No cgroup %s.", key);

@@ -597,6 +597,7 @@ int manager_new(const char *cgroup_root, bool dry_run, bool once, Manager **ret)
         m->system = systemd_link_new(m, false, 0);
         m->user_links = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, user_link_free_notify);
         m->user_names = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+        m->write_buckets = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
         m->assignments = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, ptr_array_destroy);
         m->exclusions = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, ptr_array_destroy);
         m->policies = policy_set_new();
@@ -676,6 +677,7 @@ Manager *manager_free(Manager *m) {
         m->processes = process_watch_free(m->processes);
         m->attributes = attr_watch_free(m->attributes);
         g_hash_table_unref(m->user_names);
+        g_hash_table_unref(m->write_buckets);
         manager_checkpoint_records(m);
         g_hash_table_unref(m->subjects);
         g_hash_table_unref(m->assignments);

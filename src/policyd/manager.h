@@ -79,6 +79,7 @@ struct Manager {
         GHashTable *assignments;   /* subject key → GPtrArray* of group names (runtime) */
         GHashTable *exclusions;    /* subject key → GPtrArray* of group names unassigned at runtime */
         GHashTable *user_names;    /* uid + 1 → user name or NULL, until the next reload */
+        GHashTable *write_buckets; /* uid + 1 → TokenBucket* of a caller of the write methods (bus-api.c) */
 
         bool dry_run;              /* --dry-run, or DryRun= in policyd.conf */
         bool dry_run_argument;     /* --dry-run alone: a reload cannot turn it off */

@@ -1,11 +1,50 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <inttypes.h>
+#include <string.h>
 
 #include <glib.h>
 
 #include "self-assign.h"
 #include "target-argument.h"
 #include "util.h"
+
+DelegationPlace delegation_place(const char *cgroup, SystemUnitLookup lookup, void *userdata, const char **ret_unit) {
+        g_autofree char *p = g_strdup(cgroup);
+        size_t n = strlen(p);
+        bool self = true;
+
+        while (n > 1 && p[n - 1] == '/')
+                p[--n] = '\0';
+        for (;;) {
+                const char *unit = lookup(p, userdata);
+                if (unit && !g_str_has_suffix(unit, ".slice")) {
+                        if (ret_unit)
+                                *ret_unit = unit;
+                        return self ? DELEGATION_ROOT : DELEGATION_BELOW;
+                }
+                char *slash = strrchr(p, '/');
+                if (!slash || slash == p)
+                        break; /* the root itself is -.slice's */
+                *slash = '\0';
+                self = false;
+        }
+        if (ret_unit)
+                *ret_unit = NULL;
+        return DELEGATION_OUTSIDE;
+}
+
+/* Only what lies strictly below a system unit's cgroup is a user's; an
+ * unknown place is nobody's. */
+static SelfAssignVerdict place_verdict(int place) {
+        switch (place) {
+        case DELEGATION_BELOW:
+                return SELF_ASSIGN_ALLOWED;
+        case DELEGATION_ROOT:
+                return SELF_ASSIGN_DELEGATION_ROOT;
+        default:
+                return SELF_ASSIGN_NOT_DELEGATED;
+        }
+}
 
 SelfAssignVerdict self_assign_check(const SelfAssignRequest *req) {
         if (req->caller == 0)
@@ -21,12 +60,17 @@ SelfAssignVerdict self_assign_check(const SelfAssignRequest *req) {
                  * it by its path. The name alone says nothing of the owner. */
                 return SELF_ASSIGN_SYSTEM_UNIT;
         case TARGET_ARGUMENT_USER_UNIT:
-                return req->owner_known && req->owner == req->caller ? SELF_ASSIGN_ALLOWED : SELF_ASSIGN_OTHER_USER;
+                if (!req->owner_known || req->owner != req->caller)
+                        return SELF_ASSIGN_OTHER_USER;
+                /* Its manager says where its cgroup is: below user@UID.service, or nowhere. */
+                return req->place < 0 ? SELF_ASSIGN_ALLOWED : place_verdict(req->place);
         case TARGET_ARGUMENT_CGROUP:
         case TARGET_ARGUMENT_PID:
                 if (!req->owner_known)
                         return SELF_ASSIGN_NO_CGROUP;
-                return req->owner == req->caller ? SELF_ASSIGN_ALLOWED : SELF_ASSIGN_OTHER_USER;
+                if (req->owner != req->caller)
+                        return SELF_ASSIGN_OTHER_USER;
+                return place_verdict(req->place);
         default:
                 return SELF_ASSIGN_INVALID_TARGET;
         }
@@ -70,16 +114,27 @@ char *self_assign_refusal(SelfAssignVerdict v, const SelfAssignRequest *req, boo
                                        what, owner, caller);
         case SELF_ASSIGN_NO_CGROUP:
                 return g_strdup_printf("%s: there is no %s, so it is nobody's.", action, what);
+        case SELF_ASSIGN_DELEGATION_ROOT:
+                return g_strdup_printf("%s: %s is the cgroup of %s, a unit of the system manager: its delegation "
+                                       "root. systemd lets you use it, but its limits are the administrator's; "
+                                       "assign a cgroup below it.",
+                                       action, what, req->place_unit ? req->place_unit : "a system unit");
+        case SELF_ASSIGN_NOT_DELEGATED:
+                return g_strdup_printf("%s: %s lies below no unit of the system manager, so none delegated it to "
+                                       "you; only root may assign it.",
+                                       action, what);
         default:
                 return g_strdup_printf("%s: refused.", action);
         }
 }
 
-bool runtime_assignment_applies(uid_t assigner, const char *key, bool owner_known, uid_t owner) {
+bool runtime_assignment_applies(uid_t assigner, const char *key, bool system_unit, bool owner_known, uid_t owner) {
         uid_t uid;
 
         if (assigner == 0)
                 return true;
+        if (system_unit)
+                return false;
         if (target_argument_user_unit(key, &uid, NULL) >= 0)
                 return uid == assigner;
         return owner_known && owner == assigner;

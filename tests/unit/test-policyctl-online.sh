@@ -416,9 +416,14 @@ if as_nobody "$policyctl" --version > /dev/null 2>&1; then
         expect "unassign from a group that is not loaded, by an unprivileged user, exits 4" 4 \
                 "^Permission denied: Cannot take $child out of group 'nosuch': no policy group 'nosuch' is loaded" \
                 policyctl_nobody unassign "$child" nosuch
-        expect "--user assign of a unit by an unprivileged user names user@65534/UNIT, and is refused" 4 \
-                "^Permission denied: Cannot assign user@65534/foo\.service to group 'alpha'" \
-                policyctl_nobody --user assign foo.service alpha
+        expect "--user unassign of a unit by an unprivileged user names user@65534/UNIT, and is refused" 4 \
+                "^Permission denied: Cannot take user@65534/foo\.service out of group 'alpha'" \
+                policyctl_nobody --user unassign foo.service alpha
+        # assign asks the caller's manager first, as systemctl --user
+        # set-property does; uid 65534 has none here.
+        expect "--user assign without the caller's systemd exits 1 and says so" 1 \
+                "^Cannot reach your systemd \(--user\)" \
+                as_nobody env -u XDG_RUNTIME_DIR -u DBUS_SESSION_BUS_ADDRESS "$policyctl" --user assign foo.service alpha
         expect "--user with status exits 2" 2 "^--user goes with assign, unassign and explain only\.$" \
                 "$policyctl" --user status
         expect "a usage error by an unprivileged user is still 2" 2 "assign needs two arguments" \

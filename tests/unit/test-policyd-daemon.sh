@@ -453,39 +453,58 @@ if command -v setpriv > /dev/null && as_nobody "$policyctl" --version > /dev/nul
         "$policyctl" unassign "$rel/rootowned.scope" selfok > /dev/null
         wait_for 10 membership_is rootowned.scope "(none)"
 
-        out=$(as_nobody "$policyctl" assign "$rel/delegated.scope" selfok 2>&1); rc=$?
-        wait_for 10 membership_is delegated.scope selfok
-        [ "$rc" = 0 ] && [ "$out" = "Assigned $rel/delegated.scope to group selfok." ] \
-                && ok "a user assigns their own cgroup to an AllowSelfAssign=yes group" \
-                || not_ok "a user assigns their own cgroup to an AllowSelfAssign=yes group" "exit $rc: $out"
-        check_membership "and it joins: user.policy.group and explain agree" delegated.scope selfok
-        v=$(xattr "$cg/delegated.scope" user.test.self)
+        # The delegated unit's own cgroup is its delegation root, the
+        # administrator's, though uid 65534 owns it (issue 23, attack 6):
+        # a user's Assign never becomes SetUnitProperties on a system unit.
+        user_refused "a user cannot assign the cgroup of their delegated system unit (its delegation root)" \
+                "^Permission denied: .*: cgroup $rel/delegated.scope is the cgroup of delegated.scope, a unit of the system manager: its delegation root" \
+                assign "$rel/delegated.scope" selfok
+        job=delegated.scope/job
+        check_job() { # name, expected user.policy.group ("(none)" for none), of $job, by path
+                local v g
+                v=$(xattr "$cg/$job" user.policy.group)
+                g=$(groups_of "$rel/$job")
+                [ "$v" = "$2" ] && [ "$g" = "$2" ] && ok "$1" \
+                        || not_ok "$1" "user.policy.group: $v (wanted $2); explain's groups: $g"
+        }
+        mkdir "$cg/$job"
+        chown 65534:65534 "$cg/$job"
+        out=$(as_nobody "$policyctl" assign "$rel/$job" selfok 2>&1); rc=$?
+        wait_for 10 membership_is "$job" selfok
+        [ "$rc" = 0 ] && [ "$out" = "Assigned $rel/$job to group selfok." ] \
+                && ok "a user assigns their own cgroup below a delegation root to an AllowSelfAssign=yes group" \
+                || not_ok "a user assigns their own cgroup below a delegation root to an AllowSelfAssign=yes group" \
+                        "exit $rc: $out"
+        check_job "and it joins: user.policy.group and explain agree" selfok
+        v=$(xattr "$cg/$job" user.test.self)
         [ "$v" = yes ] && ok "the group's attributes are written" || not_ok "the group's attributes are written" "user.test.self=$v"
-        src=$("$policyctl" --json explain delegated.scope | python3 -c 'import json, sys
+        src=$("$policyctl" --json explain "$rel/$job" | python3 -c 'import json, sys
 print(json.load(sys.stdin)["groups"][0]["source"])' 2>&1)
         [ "$src" = "runtime by uid 65534" ] && ok "explain says which uid assigned it" \
                 || not_ok "explain says which uid assigned it" "source: $src"
-        grep -qxP '\+\tdelegated.scope\tselfok\t65534' "$tmp/state/assignments" \
+        grep -qxP "\\+\\t$rel/$job\\tselfok\\t65534" "$tmp/state/assignments" \
                 && ok "the state file keeps the uid of the assignment" \
                 || not_ok "the state file keeps the uid of the assignment" "$(state_lines)"
 
         # Ownership moves: the assignment stops holding, and holds again.
-        chown 0:0 "$cg/delegated.scope"
-        wait_for 10 membership_is delegated.scope "(none)"
-        check_membership "a user's assignment does not hold once the cgroup is no longer theirs" delegated.scope "(none)"
-        chown 65534:65534 "$cg/delegated.scope"
-        wait_for 10 membership_is delegated.scope selfok
-        check_membership "and holds again when it is theirs again" delegated.scope selfok
+        chown 0:0 "$cg/$job"
+        wait_for 10 membership_is "$job" "(none)"
+        check_job "a user's assignment does not hold once the cgroup is no longer theirs" "(none)"
+        chown 65534:65534 "$cg/$job"
+        wait_for 10 membership_is "$job" selfok
+        check_job "and holds again when it is theirs again" selfok
 
-        out=$(as_nobody "$policyctl" unassign "$rel/delegated.scope" selfok 2>&1); rc=$?
-        wait_for 10 membership_is delegated.scope "(none)"
+        out=$(as_nobody "$policyctl" unassign "$rel/$job" selfok 2>&1); rc=$?
+        wait_for 10 membership_is "$job" "(none)"
         [ "$rc" = 0 ] && ok "the user unassigns it again" || not_ok "the user unassigns it again" "exit $rc: $out"
-        check_membership "and it leaves" delegated.scope "(none)"
-        v=$(xattr "$cg/delegated.scope" user.test.self)
+        v=$(xattr "$cg/$job" user.policy.group)
+        [ "$v" = "(none)" ] && ok "and it leaves" || not_ok "and it leaves" "user.policy.group=$v"
+        v=$(xattr "$cg/$job" user.test.self)
         [ "$v" = "(none)" ] && ok "and the group's attributes are undone" \
                 || not_ok "and the group's attributes are undone" "user.test.self=$v"
-        ! grep -q 'delegated.scope' "$tmp/state/assignments" && ok "and the state file forgets it" \
+        ! grep -q "$job" "$tmp/state/assignments" && ok "and the state file forgets it" \
                 || not_ok "and the state file forgets it" "$(state_lines)"
+        rmdir "$cg/$job"
 
         # A cgroup the user assigned and then removed: they may still take
         # their assignment back; another user's, or root's, they may not.
@@ -505,15 +524,25 @@ print(json.load(sys.stdin)["groups"][0]["source"])' 2>&1)
                         "$(state_lines)"
         "$policyctl" unassign "$rel/delegated.scope/sub" noself > /dev/null 2>&1
 
-        # --user: a unit of the caller's own manager.
-        out=$(as_nobody "$policyctl" --user assign app-test.scope selfok 2>&1); rc=$?
-        [ "$rc" = 0 ] && [ "$out" = "Assigned user@65534/app-test.scope to group selfok." ] \
-                && grep -qxP '\+\tuser@65534/app-test.scope\tselfok\t65534' "$tmp/state/assignments" \
-                && ok "--user assign names the caller's own unit, user@65534/UNIT" \
-                || not_ok "--user assign names the caller's own unit, user@65534/UNIT" "exit $rc: $out" "$(state_lines)"
+        # --user: a unit of the caller's own manager. policyctl asks that
+        # manager first, as systemctl --user set-property does; uid 65534
+        # has none here, so the name is refused and nothing is recorded.
+        out=$(as_nobody env -u XDG_RUNTIME_DIR -u DBUS_SESSION_BUS_ADDRESS "$policyctl" --user assign app-test.scope \
+                selfok 2>&1); rc=$?
+        [ "$rc" = 1 ] && grep -q "your systemd" <<< "$out" && ! grep -q 'app-test' "$tmp/state/assignments" \
+                && ok "--user assign of a name the caller's manager does not have (none here) is an error" \
+                || not_ok "--user assign of a name the caller's manager does not have (none here) is an error" \
+                        "exit $rc: $out" "$(state_lines)"
+        out=$(as_nobody "$policyctl" assign user@65534/app-test.scope selfok 2>&1); rc=$?
+        [ "$rc" = 0 ] && grep -qxP '\+\tuser@65534/app-test.scope\tselfok\t65534' "$tmp/state/assignments" \
+                && ok "a user assigns their own user@UID/UNIT" \
+                || not_ok "a user assigns their own user@UID/UNIT" "exit $rc: $out" "$(state_lines)"
         out=$(as_nobody "$policyctl" --user unassign app-test.scope selfok 2>&1); rc=$?
-        [ "$rc" = 0 ] && ! grep -q 'app-test' "$tmp/state/assignments" && ok "--user unassign takes it back" \
-                || not_ok "--user unassign takes it back" "exit $rc: $out" "$(state_lines)"
+        [ "$rc" = 0 ] && [ "$out" = "Removed user@65534/app-test.scope from group selfok." ] \
+                && ! grep -q 'app-test' "$tmp/state/assignments" \
+                && ok "--user unassign names the caller's own unit, user@65534/UNIT, and takes it back" \
+                || not_ok "--user unassign names the caller's own unit, user@65534/UNIT, and takes it back" \
+                        "exit $rc: $out" "$(state_lines)"
         kill -0 "$daemon_pid" && ok "policyd runs on after the users' calls" \
                 || not_ok "policyd runs on after the users' calls" "$(tail -n 40 "$tmp/policyd.log")"
 else

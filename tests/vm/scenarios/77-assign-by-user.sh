@@ -6,7 +6,8 @@
 # unit (by name and by path), another user's cgroup (by path and by PID),
 # another user's user@UID/ unit; each with its reason, and nothing changes
 # (memberships as policyctl and the cgroups' xattrs and files show them,
-# and policyd's records). Allowed: a delegated unit the user owns, by path,
+# and policyd's records); the cgroup of a delegated unit the user owns
+# (its delegation root, issue 23). Allowed: a cgroup below it, by path,
 # and an app scope under their own user@UID.service, by path; unassign
 # undoes both. Then, once policyd follows user managers, policyctl --user
 # assign of a real app scope (skipped, visibly, until then).
@@ -97,9 +98,10 @@ refused "another user's process, by PID" "the cgroup of PID $other_pid .* is own
 refused "another user's user@UID/ unit" \
         "user@$other_uid/app-x.scope belongs to uid $other_uid, not to you \(uid $uid\)" \
         assign "user@$other_uid/app-x.scope" pgt-open
+# (unassign: assign asks the caller's manager first, and $user has none.)
 refused "--user names the caller's own manager, and a group without AllowSelfAssign= refuses it" \
-        "user@$uid/app-x.scope to group 'pgt-closed': group 'pgt-closed' does not allow" \
-        --user assign app-x.scope pgt-closed
+        "user@$uid/app-x.scope out of group 'pgt-closed': group 'pgt-closed' does not allow" \
+        --user unassign app-x.scope pgt-closed
 # Root's assignment, which the user may not take back.
 policyctl assign pgt-assign-root.service pgt-closed
 wait_for "root assigned pgt-assign-root to pgt-closed" xattr_is "$cg$roots" user.policy.group pgt-closed
@@ -116,25 +118,36 @@ grep -qi "access denied" <<<"$out" || fail "raw D-Bus Assign of another user's c
 [[ $before == "$(snapshot)" ]] || fail "raw D-Bus Assign of another user's cgroup changed something"
 echo "ok: raw D-Bus: $out"
 
-# Allowed: the user's own delegated cgroup, by path; then by PID; unassign undoes it.
-out=$(as_user policyctl assign "$own" pgt-open 2>&1) || fail "the user's assign of $own failed: $out"
-assert_eq "confirmation" "Assigned $own to group pgt-open." "$out"
-wait_for "pgt-assign-own joined pgt-open" xattr_is "$cg$own" user.policy.group pgt-open
-wait_for "pgt-open's SwapHigh on it" file_is "$cg$own/memory.swap.high" 31457280
-assert_xattr "$cg$own" user.pgt.open yes
-assert_eq "explain" "pgt-open:runtime by uid $uid" "$(groups_of pgt-assign-own.service)"
-grep -qP "^\+\tpgt-assign-own.service\tpgt-open\t$uid$" /run/policyd/assignments ||
+# The delegated unit's own cgroup is its delegation root: the
+# administrator's, though systemd chowned it to the user (issue 23).
+refused "the user's own delegated unit, by cgroup path (its delegation root)" \
+        "is the cgroup of pgt-assign-own.service, a unit of the system manager: its delegation root" \
+        assign "$own" pgt-open
+# Allowed: a cgroup the user made below it, by path; then by PID; unassign
+# undoes it. The user moves their process into a leaf, as a delegated
+# service does, so that the memory controller reaches below.
+job=$own/job
+as_user mkdir "$cg$own/main" "$cg$job"
+own_pid=$(systemctl show -P MainPID pgt-assign-own.service)
+as_user sh -c "echo $own_pid > '$cg$own/main/cgroup.procs' && echo +memory > '$cg$own/cgroup.subtree_control'"
+out=$(as_user policyctl assign "$job" pgt-open 2>&1) || fail "the user's assign of $job failed: $out"
+assert_eq "confirmation" "Assigned $job to group pgt-open." "$out"
+wait_for "$job joined pgt-open" xattr_is "$cg$job" user.policy.group pgt-open
+wait_for "pgt-open's SwapHigh on it" file_is "$cg$job/memory.swap.high" 31457280
+assert_xattr "$cg$job" user.pgt.open yes
+assert_eq "explain" "pgt-open:runtime by uid $uid" "$(groups_of "$job")"
+grep -qP "^\+\t$job\tpgt-open\t$uid$" /run/policyd/assignments ||
         fail "the assignment is not recorded with uid $uid: $(cat /run/policyd/assignments)"
 echo "ok: recorded with uid $uid"
 # It survives a restart of policyd, still as the user's.
 systemctl restart policyd.service
 sleep 3
-assert_eq "explain after a restart" "pgt-open:runtime by uid $uid" "$(groups_of pgt-assign-own.service)"
-out=$(as_user policyctl unassign "$(systemctl show -P MainPID pgt-assign-own.service)" pgt-open 2>&1) ||
-        fail "the user's unassign by PID failed: $out"
-wait_for "pgt-assign-own left pgt-open" bash -c "! getfattr --absolute-names -n user.policy.group '$cg$own'"
-wait_for "SwapHigh restored" file_is "$cg$own/memory.swap.high" max
-assert_no_xattr "$cg$own" user.pgt.open
+assert_eq "explain after a restart" "pgt-open:runtime by uid $uid" "$(groups_of "$job")"
+out=$(as_user policyctl unassign "$job" pgt-open 2>&1) || fail "the user's unassign of $job failed: $out"
+wait_for "$job left pgt-open" bash -c "! getfattr --absolute-names -n user.policy.group '$cg$job'"
+wait_for "SwapHigh restored" file_is "$cg$job/memory.swap.high" max
+assert_no_xattr "$cg$job" user.pgt.open
+assert_eq "$job's groups after" "(none)" "$(groups_of "$job")"
 assert_eq "pgt-assign-own's groups after" "(none)" "$(groups_of pgt-assign-own.service)"
 
 # --- an app under the user's own manager (linger, as on a desktop)
@@ -177,6 +190,18 @@ set -e
 out=$(user_policyctl --user unassign "$app" pgt-open 2>&1) || fail "--user unassign $app failed: $out"
 wait_for "the app left pgt-open" bash -c "! getfattr --absolute-names -n user.policy.group '$cg$app_path'"
 echo "ok: policyctl --user assign and unassign of a user-manager unit"
+# A name the user's own manager does not have (another user's app, say) is
+# an error, as systemctl --user set-property says it, and nothing is kept.
+set +e
+out=$(user_policyctl --user assign app-of-another-user.scope pgt-open 2>&1)
+rc=$?
+set -e
+[[ $rc == 1 && $out == "Unit app-of-another-user.scope not found." ]] ||
+        fail "--user assign of a unit the user's manager does not have: exit $rc: $out"
+if grep -q app-of-another-user /run/policyd/assignments 2>/dev/null; then
+        fail "an assignment was kept for it: $(cat /run/policyd/assignments)"
+fi
+echo "ok: --user assign of an unknown name: $out"
 
 systemctl is-active --quiet policyd.service || fail "policyd is not running"
 echo "ok: users assign only their own, to groups that allow it"

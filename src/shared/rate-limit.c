@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
+
+#include "rate-limit.h"
+
+#define MICRO UINT64_C(1000000)
+
+/* The tokens b holds at now_usec, × MICRO: what it had, plus what came
+ * back since, up to a full bucket. */
+static uint64_t level_at(const TokenBucket *b, const TokenBucketRate *rate, uint64_t now_usec) {
+        const uint64_t full = (uint64_t) rate->burst * MICRO;
+
+        assert(rate->burst > 0 && rate->per_sec > 0);
+        if (!b->used)
+                return full;
+        if (now_usec <= b->last_usec || b->micro_tokens >= full)
+                return b->micro_tokens < full ? b->micro_tokens : full;
+        /* Tokens × MICRO come back at per_sec per µs; no overflow: the
+         * elapsed time is cut at what fills the bucket. */
+        uint64_t elapsed = now_usec - b->last_usec, room = full - b->micro_tokens;
+        if (elapsed >= room / rate->per_sec + 1)
+                return full;
+        uint64_t level = b->micro_tokens + elapsed * rate->per_sec;
+        return level < full ? level : full;
+}
+
+bool token_bucket_take(TokenBucket *b, const TokenBucketRate *rate, uint64_t now_usec) {
+        uint64_t level = level_at(b, rate, now_usec);
+
+        /* A clock that went back keeps the newer time, so that nothing is
+         * counted twice when it comes forward again. */
+        if (!b->used || now_usec > b->last_usec)
+                b->last_usec = now_usec;
+        b->used = true;
+        b->micro_tokens = level;
+        if (level < MICRO)
+                return false;
+        b->micro_tokens -= MICRO;
+        return true;
+}
+
+bool token_bucket_full(const TokenBucket *b, const TokenBucketRate *rate, uint64_t now_usec) {
+        return level_at(b, rate, now_usec) >= (uint64_t) rate->burst * MICRO;
+}
+
+uint64_t token_bucket_wait_usec(const TokenBucket *b, const TokenBucketRate *rate, uint64_t now_usec) {
+        uint64_t level = level_at(b, rate, now_usec);
+
+        if (level >= MICRO)
+                return 0;
+        return (MICRO - level + rate->per_sec - 1) / rate->per_sec;
+}

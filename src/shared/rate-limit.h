@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* A token bucket: up to burst calls at once, then rate a second. Pure:
+ * the caller passes the time (CLOCK_MONOTONIC, in µs). policyd keeps one
+ * per caller uid for its D-Bus write methods (policyd(8), SECURITY): a
+ * user's Assign flood became a SetUnitProperties flood at PID 1. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct TokenBucketRate {
+        unsigned burst;    /* calls at once, from a full bucket (> 0) */
+        unsigned per_sec;  /* tokens back a second (> 0) */
+} TokenBucketRate;
+
+typedef struct TokenBucket {
+        uint64_t micro_tokens; /* tokens × 1 000 000 */
+        uint64_t last_usec;    /* when micro_tokens was last brought up to date */
+        bool used;             /* false: a new bucket, full */
+} TokenBucket;
+
+/* Takes one token at now_usec: true when there was one (the call may go
+ * on), false when the caller is over the limit. A clock that goes back
+ * adds nothing. */
+bool token_bucket_take(TokenBucket *b, const TokenBucketRate *rate, uint64_t now_usec);
+
+/* Whether b is full again at now_usec (a table of buckets drops those). */
+bool token_bucket_full(const TokenBucket *b, const TokenBucketRate *rate, uint64_t now_usec);
+
+/* µs until b has a token again at now_usec; 0 when it has one now. */
+uint64_t token_bucket_wait_usec(const TokenBucket *b, const TokenBucketRate *rate, uint64_t now_usec);

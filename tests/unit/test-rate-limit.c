@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The token bucket of policyd's D-Bus write methods (rate-limit.c): each
+ * case is a list of calls at given times, and which of them may go on. */
+#include <glib.h>
+
+#include "rate-limit.h"
+
+#define S UINT64_C(1000000)
+#define MS UINT64_C(1000)
+
+typedef struct Call {
+        uint64_t at;  /* µs */
+        bool want;    /* it may go on */
+} Call;
+
+typedef struct Case {
+        const char *name;
+        TokenBucketRate rate;
+        Call calls[16];
+        unsigned n;
+} Case;
+
+static void test_take(void) {
+        static const Case cases[] = {
+                { "a new bucket is full: burst calls at once, then none",
+                  { 3, 1 },
+                  { { 10 * S, true }, { 10 * S, true }, { 10 * S, true }, { 10 * S, false }, { 10 * S, false } },
+                  5 },
+                { "one token back a second at 1/s",
+                  { 2, 1 },
+                  { { 0, true }, { 0, true }, { 0, false }, { S - 1, false }, { S, true }, { S, false },
+                    { 2 * S, true } },
+                  7 },
+                { "never more than burst, however long the caller waited",
+                  { 2, 5 },
+                  { { 0, true }, { 0, true }, { 3600 * S, true }, { 3600 * S, true }, { 3600 * S, false } },
+                  5 },
+                { "5/s: a token every 200 ms",
+                  { 1, 5 },
+                  { { 0, true }, { 100 * MS, false }, { 199 * MS, false }, { 200 * MS, true }, { 300 * MS, false },
+                    { 400 * MS, true } },
+                  6 },
+                { "refused calls cost nothing",
+                  { 1, 1 },
+                  { { 0, true }, { 10 * MS, false }, { 20 * MS, false }, { 500 * MS, false }, { S, true } },
+                  5 },
+                { "a clock that goes back adds nothing, and counts nothing twice",
+                  { 1, 1 },
+                  { { 10 * S, true }, { 5 * S, false }, { 10 * S + 500 * MS, false }, { 11 * S, true } },
+                  4 },
+                { "a flood from one caller: burst, then the rate",
+                  { 4, 2 },
+                  { { 0, true }, { 0, true }, { 0, true }, { 0, true }, { 0, false }, { 100 * MS, false },
+                    { 500 * MS, true }, { 600 * MS, false }, { S, true }, { S, false } },
+                  10 },
+                { "huge times do not overflow",
+                  { 1000, 1000 },
+                  { { 0, true }, { UINT64_MAX - 1, true }, { UINT64_MAX, true } },
+                  3 },
+        };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+                const Case *c = &cases[i];
+                TokenBucket b = {};
+                for (unsigned j = 0; j < c->n; j++) {
+                        bool got = token_bucket_take(&b, &c->rate, c->calls[j].at);
+                        if (got != c->calls[j].want)
+                                g_error("%s: call %u at %" G_GUINT64_FORMAT " µs: want %s, got %s", c->name, j + 1,
+                                        c->calls[j].at, c->calls[j].want ? "allowed" : "refused",
+                                        got ? "allowed" : "refused");
+                }
+        }
+}
+
+static void test_full_and_wait(void) {
+        const TokenBucketRate rate = { 2, 4 };
+        TokenBucket b = {};
+
+        g_assert_true(token_bucket_full(&b, &rate, 0));
+        g_assert_cmpuint(token_bucket_wait_usec(&b, &rate, 0), ==, 0);
+        g_assert_true(token_bucket_take(&b, &rate, 0));
+        g_assert_false(token_bucket_full(&b, &rate, 0));
+        g_assert_true(token_bucket_take(&b, &rate, 0));
+        /* Empty: a token in 250 ms at 4/s; full again in 500 ms. */
+        g_assert_cmpuint(token_bucket_wait_usec(&b, &rate, 0), ==, 250 * MS);
+        g_assert_cmpuint(token_bucket_wait_usec(&b, &rate, 100 * MS), ==, 150 * MS);
+        g_assert_cmpuint(token_bucket_wait_usec(&b, &rate, 250 * MS), ==, 0);
+        g_assert_false(token_bucket_full(&b, &rate, 499 * MS));
+        g_assert_true(token_bucket_full(&b, &rate, 500 * MS));
+}
+
+int main(int argc, char **argv) {
+        g_test_init(&argc, &argv, NULL);
+        g_test_add_func("/rate-limit/take", test_take);
+        g_test_add_func("/rate-limit/full-and-wait", test_full_and_wait);
+        return g_test_run();
+}
