@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "conf-parse.h"
+#include "fileio.h"
 #include "util.h"
 
 #define WHITESPACE " \t"
@@ -337,19 +338,34 @@ int conf_extract_words(const char *s, GPtrArray *words) {
         return 0;
 }
 
-int conf_parse_file(const char *path, ConfFile **ret, Diagnostics *diags) {
+void conf_read_failed(Diagnostics *diags, const char *path, int r) {
+        diagnostics_add(diags, DIAGNOSTIC_ERROR, path, 0, "Failed to read file, skipping: %s",
+                        r == -EFBIG ? "file is larger than 16 MiB" : g_strerror(-r));
+}
+
+int conf_parse_fd(int fd, const char *path, ConfFile **ret, Diagnostics *diags) {
         g_autofree char *data = NULL;
         size_t size = 0;
         int r;
 
-        r = read_full_file(path, &data, &size);
+        r = read_full_fd(fd, &data, &size);
         if (r < 0) {
-                diagnostics_add(diags, DIAGNOSTIC_ERROR, path, 0, "Failed to read file, skipping: %s",
-                                r == -EFBIG ? "file is larger than 16 MiB" : g_strerror(-r));
+                conf_read_failed(diags, path, r);
                 return r;
         }
         *ret = conf_parse_data(path, data, size, diags);
         return 0;
+}
+
+int conf_parse_file(const char *path, ConfFile **ret, Diagnostics *diags) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+        if (fd < 0) {
+                int r = -errno;
+                conf_read_failed(diags, path, r);
+                return r;
+        }
+        return conf_parse_fd(fd, path, ret, diags);
 }
 
 static bool section_known(const ConfTableItem *table, const char *section) {

@@ -62,6 +62,10 @@ int conf_extract_words(const char *s, GPtrArray *words);
 
 /* Reads and parses path. -errno when it cannot be read (with a diagnostic). */
 int conf_parse_file(const char *path, ConfFile **ret, Diagnostics *diags);
+/* The same from a descriptor opened on path, which stays open. */
+int conf_parse_fd(int fd, const char *path, ConfFile **ret, Diagnostics *diags);
+/* The diagnostic of a file that could not be read (r: -errno). */
+void conf_read_failed(Diagnostics *diags, const char *path, int r);
 
 
 typedef struct ConfContext {

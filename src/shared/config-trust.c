@@ -8,7 +8,6 @@
 #include <glib.h>
 
 #include "config-trust.h"
-#include "fileio.h"
 #include "util.h"
 
 /* As the kernel's own limit on links followed in one lookup. */
@@ -165,20 +164,14 @@ int config_file_open_trusted(const char *path, Diagnostics *diags, int *ret_fd) 
 
 int config_file_parse_trusted(const char *path, ConfFile **ret, Diagnostics *diags) {
         _cleanup_close_ int fd = -1;
-        g_autofree char *data = NULL;
-        size_t size = 0;
         int r;
 
         r = config_file_open_trusted(path, diags, &fd);
         if (r == -EPERM)
                 return r; /* said why */
-        if (r >= 0)
-                r = read_full_fd(fd, &data, &size);
         if (r < 0) {
-                diagnostics_add(diags, DIAGNOSTIC_ERROR, path, 0, "Failed to read file, skipping: %s",
-                                r == -EFBIG ? "file is larger than 16 MiB" : g_strerror(-r));
+                conf_read_failed(diags, path, r);
                 return r;
         }
-        *ret = conf_parse_data(path, data, size, diags);
-        return 0;
+        return conf_parse_fd(fd, path, ret, diags);
 }
