@@ -17,6 +17,7 @@
 #include "inject-proc.h"
 #include "log.h"
 #include "manager.h"
+#include "link-trust.h"
 #include "process-watch.h"
 #include "resolve.h"
 #include "state-store.h"
@@ -260,6 +261,24 @@ static int read_process_cgroup(pid_t pid, char **ret) {
                 line = nl ? nl + 1 : NULL;
         }
         return -ENODATA;
+}
+
+/* The start time of PID, listed in cgroup.procs at or below cgroup a moment
+ * ago. Its PID may have been reused since, by a process anywhere: so the
+ * process must be at or below cgroup now, and still the same once that is
+ * read (issue 23). -ESRCH otherwise. */
+static int read_start_time_in(pid_t pid, const char *cgroup, uint64_t *ret) {
+        g_autofree char *now = NULL;
+        uint64_t t, again;
+
+        if (read_start_time(pid, &t) < 0 || read_process_cgroup(pid, &now) < 0)
+                return -ESRCH;
+        if (!streq(now, cgroup) && !cgroup_path_strictly_below(now, cgroup))
+                return -ESRCH; /* moved out since, or another process */
+        if (read_start_time(pid, &again) < 0 || again != t)
+                return -ESRCH;
+        *ret = t;
+        return 0;
 }
 
 typedef void (*CgroupVisit)(ProcessWatch *w, int dir_fd, const char *cgroup, void *data);
@@ -961,6 +980,9 @@ static void scan_subject(ProcessWatch *w, const char *key) {
                 uint64_t t;
 
                 if (pid == getpid() || read_start_time(pid, &t) < 0)
+                        continue;
+                /* A process first seen here: is it the one listed? */
+                if ((!r || r->start_time != t) && read_start_time_in(pid, s->cgroup, &t) < 0)
                         continue;
                 g_hash_table_add(seen, GINT_TO_POINTER(pid));
                 if (r && r->start_time != t) {
