@@ -586,6 +586,14 @@ static void log_notes(Subject *s, const Resolution *r, const GPtrArray *previous
                                     "delegated cgroup",
                                     n->group);
                         break;
+                case RESOLVE_NOTE_DELEGATION_ROOT:
+                        log_context(level, 0, who, n->group, NULL, 0,
+                                    "Refusing %s for group '%s' on the cgroup of a system unit delegated to its "
+                                    "user: that delegation root's limits are the administrator's; the user's "
+                                    "own cgroups are below it",
+                                    n->source == MEMBERSHIP_SELF_REQUEST ? "self-request" : "the owner's attributes",
+                                    n->group);
+                        break;
                 }
         }
 }

@@ -157,7 +157,9 @@ void gather_attributes(Subject *s, int cgroup_fd, CandidateData *d) {
 
         /* Self-requests are honoured only on a delegated cgroup, and only as
          * written by its owner: systemd hands the directory to the unit's
-         * user when Delegate=yes. */
+         * user when Delegate=yes. A user's on a system unit's own cgroup
+         * (its delegation root) is refused in resolve.c, with their
+         * xattrs there: delegation_root_refuses(). */
         char request[1024];
         ssize_t k = fd >= 0 ? fgetxattr(fd, POLICY_REQUEST_XATTR, request, sizeof(request) - 1) : -1;
         if (k > 0) {

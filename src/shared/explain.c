@@ -182,6 +182,24 @@ GPtrArray *explain_rows(const Resolution *res, const CgroupPlan *plan, const cha
                 g_ptr_array_add(rows, row);
         }
 
+        /* A user's input named a group here, at a delegation root: say why
+         * none of its knobs show (resolve.h, delegation_root_refuses()). */
+        for (guint i = 0; res && res->notes && i < res->notes->len; i++) {
+                const ResolveNote *n = g_ptr_array_index(res->notes, i);
+                if (n->kind != RESOLVE_NOTE_DELEGATION_ROOT)
+                        continue;
+                ExplainRow *row = g_new0(ExplainRow, 1);
+                row->name = g_strdup_printf("group %s", n->group);
+                row->backend = BACKEND_SYSTEMD_PROPERTY;
+                row->group = g_strdup(n->group);
+                row->where = g_strdup("");
+                row->note = g_strdup_printf(
+                        "not applied: %s on a system unit's own cgroup, delegated to its user; that delegation root's "
+                        "limits and knob files are the administrator's: the user's own cgroups start below it",
+                        n->source == MEMBERSHIP_SELF_REQUEST ? "user.policy.request" : "matched by the owner's xattrs");
+                g_ptr_array_add(rows, row);
+        }
+
         if (exec_time_stale) {
                 ExplainRow *row = g_new0(ExplainRow, 1);
                 row->name = g_strdup("exec-time settings");

@@ -249,23 +249,10 @@ uid_t process_acting_uid(const PolicyGroup *g, const Candidate *c, bool root_ass
                 return 0;
         if (c->unit_groups && g_strv_contains((const char *const *) c->unit_groups, g->name))
                 return 0;
-        if (c->unit) {
-                /* PID 1's unit with a cgroup delegated to its user: what PID 1
-                 * says of it is root's, the xattrs on it are the user's. */
-                Candidate facts = {
-                        .unit = c->unit,
-                        .slices = c->slices,
-                        .cgroup = c->cgroup,
-                        .owner_known = c->owner_known,
-                        .owner_uid = c->owner_uid,
-                        .owner_name = c->owner_name,
-                        .user = c->user,
-                        .xattrs_untrusted = true,
-                        .now_usec = c->now_usec,
-                };
-                if (policy_group_matches(g, &facts))
-                        return 0;
-        }
+        /* PID 1's unit with a cgroup delegated to its user: what PID 1 says
+         * of it is root's, the xattrs on it are the user's. */
+        if (c->unit && policy_group_matches_on_facts(g, c))
+                return 0;
         return c->owner_known ? c->owner_uid : PROCESS_TRUST_UID_NONE;
 }
 

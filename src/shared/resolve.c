@@ -299,6 +299,41 @@ bool policy_group_matches(const PolicyGroup *g, const Candidate *c) {
         return any_key;
 }
 
+bool policy_group_matches_on_facts(const PolicyGroup *g, const Candidate *c) {
+        Candidate facts = {
+                .unit = c->unit,
+                .slices = c->slices,
+                .cgroup = c->cgroup,
+                .owner_known = c->owner_known,
+                .owner_uid = c->owner_uid,
+                .owner_name = c->owner_name,
+                .user = c->user,
+                .user_manager = c->user_manager,
+                .manager_uid = c->manager_uid,
+                .xattrs_untrusted = true,
+                .now_usec = c->now_usec,
+        };
+        return policy_group_matches(g, &facts);
+}
+
+bool candidate_is_delegation_root(const Candidate *c) {
+        return c->unit && !c->user_manager && !(c->owner_known && c->owner_uid == 0);
+}
+
+bool delegation_root_refuses(const PolicyGroup *g, MembershipSource source, const Candidate *c) {
+        if (!candidate_is_delegation_root(c))
+                return false;
+        switch (source) {
+        case MEMBERSHIP_SELF_REQUEST:
+                return true;
+        case MEMBERSHIP_MATCH:
+                /* Only the owner's xattrs and focus are theirs. */
+                return c->xattrs_untrusted && !policy_group_matches_on_facts(g, c);
+        default:
+                return false;
+        }
+}
+
 /* ---- membership ---- */
 
 static void note_add(Resolution *r, ResolveNoteKind kind, MembershipSource source, const char *group) {
@@ -362,20 +397,30 @@ static void add_self_requests(const PolicySet *set, Resolution *r, GHashTable *m
                         note_add(r, RESOLVE_NOTE_SELF_REQUEST_REFUSED, MEMBERSHIP_SELF_REQUEST, *n);
                         continue;
                 }
+                if (delegation_root_refuses(g, MEMBERSHIP_SELF_REQUEST, c)) {
+                        note_add(r, RESOLVE_NOTE_DELEGATION_ROOT, MEMBERSHIP_SELF_REQUEST, *n);
+                        continue;
+                }
                 member_add(members, g, MEMBERSHIP_SELF_REQUEST);
         }
 }
 
 /* Order does not matter here (the members are sorted once, below), so the
  * groups are not sorted for every candidate. */
-static void add_matches(const PolicySet *set, GHashTable *members, const Candidate *c) {
+static void add_matches(const PolicySet *set, Resolution *r, GHashTable *members, const Candidate *c) {
         GHashTableIter it;
         gpointer value;
 
         g_hash_table_iter_init(&it, set->groups);
-        while (g_hash_table_iter_next(&it, NULL, &value))
-                if (policy_group_matches(value, c))
-                        member_add(members, value, MEMBERSHIP_MATCH);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                const PolicyGroup *g = value;
+                if (!policy_group_matches(g, c))
+                        continue;
+                if (delegation_root_refuses(g, MEMBERSHIP_MATCH, c))
+                        note_add(r, RESOLVE_NOTE_DELEGATION_ROOT, MEMBERSHIP_MATCH, g->name);
+                else
+                        member_add(members, g, MEMBERSHIP_MATCH);
+        }
 }
 
 /* ---- merging ---- */
@@ -493,7 +538,7 @@ int resolve_candidate(const PolicySet *set, const Candidate *c, Resolution **ret
         add_named(set, r, members, c->runtime_groups, MEMBERSHIP_RUNTIME);
         add_named(set, r, members, c->unit_groups, MEMBERSHIP_UNIT_FILE);
         add_self_requests(set, r, members, c);
-        add_matches(set, members, c);
+        add_matches(set, r, members, c);
 
         for (const char *const *n = c->runtime_excluded; n && *n; n++)
                 g_hash_table_remove(members, *n);
@@ -524,7 +569,8 @@ int resolve_candidate(const PolicySet *set, const Candidate *c, Resolution **ret
                 const PolicyGroup *g = value;
                 Candidate then = *c;
                 then.now_usec = focus_deadline(g, c);
-                if (then.now_usec != FOCUS_UNSET && policy_group_matches(g, &then))
+                if (then.now_usec != FOCUS_UNSET && policy_group_matches(g, &then) &&
+                    !delegation_root_refuses(g, MEMBERSHIP_MATCH, &then))
                         r->focus_deadline_usec = MIN(r->focus_deadline_usec, then.now_usec);
         }
 

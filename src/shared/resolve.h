@@ -65,6 +65,9 @@ typedef enum ResolveNoteKind {
         RESOLVE_NOTE_UNKNOWN_GROUP,   /* a source named a group that is not loaded */
         RESOLVE_NOTE_MASKED_GROUP,    /* …or one that is masked */
         RESOLVE_NOTE_SELF_REQUEST_REFUSED,
+        /* A user's input (their self-request, their xattrs or focus) named
+         * the group at a delegation root: candidate_is_delegation_root(). */
+        RESOLVE_NOTE_DELEGATION_ROOT,
 } ResolveNoteKind;
 
 typedef struct ResolveNote {
@@ -93,6 +96,28 @@ int resolve_candidate(const PolicySet *set, const Candidate *c, Resolution **ret
  * with no cgroup-level match key matches nothing. Executable= is process
  * level and does not take part. */
 bool policy_group_matches(const PolicyGroup *g, const Candidate *c);
+
+/* Whether the group selects c on what PID 1 and the kernel say of it
+ * alone: its unit, slices, cgroup path and owner, not the owner's xattrs
+ * or focus. */
+bool policy_group_matches_on_facts(const PolicyGroup *g, const Candidate *c);
+
+/* Whether c is the own cgroup of a unit of PID 1 (not of a user's
+ * manager) that is not root's: systemd chowns a delegated unit's cgroup
+ * (user@UID.service's, a Delegate=yes service's with User=) to the user,
+ * but its limits are the unit's properties, set by the administrator, and
+ * its knob files the administrator's too. An owner not known counts as a
+ * user's. */
+bool candidate_is_delegation_root(const Candidate *c);
+
+/* Whether a membership of g from source on c is a user's input at a
+ * delegation root, and so refused: a self-request there, or a [Match]
+ * that selects c only through the owner's xattrs or focus. Runtime
+ * assignments (a user's never apply to a system unit: self-assign.h) and
+ * unit files are root's. The membership is refused whole, as Assign of
+ * the same cgroup is (DELEGATION_ROOT): no knob, no tag, no attribute, no
+ * process knob; the user's own cgroups start strictly below. */
+bool delegation_root_refuses(const PolicyGroup *g, MembershipSource source, const Candidate *c);
 
 /* Whether some group reads a cgroup's attributes: [Match] XAttr=, or
  * AllowSelfAssign=yes (the user.policy.request attribute). Only then do

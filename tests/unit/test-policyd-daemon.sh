@@ -295,21 +295,27 @@ setfattr -n user.test.mark -v 1 "$cg/rootowned.scope"
 setfattr -n user.test.mark -v 1 "$cg/delegated.scope"
 chown 65534:65534 "$cg/delegated.scope"
 # Self-requests: allowed group on a Delegate=yes unit joins; a Delegate=no
-# unit, or a group that does not allow it, does not.
-mkdir "$cg/self-ok.service" "$cg/self-nodelegate.service" "$cg/self-notallowed.service" "$cg/flip.scope"
+# unit, or a group that does not allow it, does not. On a unit's own cgroup
+# that is handed to a user (its delegation root, the administrator's), the
+# user's request makes nothing a member: self-ok.service's cgroup is root's,
+# self-user.service's uid 65534's.
+mkdir "$cg/self-ok.service" "$cg/self-user.service" "$cg/self-nodelegate.service" "$cg/self-notallowed.service" \
+        "$cg/flip.scope"
 # Two units of one cgroup, as user@UID.service and its manager's -.slice,
 # alone in their parent.
 mkdir -p "$cg/sh.slice/shared.scope"
 # A group that matches x=a and writes x=b, on a cgroup that has x=a.
 setfattr -n user.test.x -v a "$cg/flip.scope"
 setfattr -n user.policy.request -v selfok "$cg/self-ok.service"
+setfattr -n user.policy.request -v selfok "$cg/self-user.service"
 setfattr -n user.policy.request -v selfok "$cg/self-nodelegate.service"
 setfattr -n user.policy.request -v noself "$cg/self-notallowed.service"
-chown 65534:65534 "$cg/self-ok.service" "$cg/self-nodelegate.service" "$cg/self-notallowed.service"
+chown 65534:65534 "$cg/self-user.service" "$cg/self-nodelegate.service" "$cg/self-notallowed.service"
 cat > "$tmp/units" << EOF
 rootowned.scope ControlGroup=$rel/rootowned.scope Slice=test.slice
 delegated.scope ControlGroup=$rel/delegated.scope Slice=test.slice Delegate=yes
-self-ok.service ControlGroup=$rel/self-ok.service Slice=test.slice Delegate=yes User=nobody
+self-ok.service ControlGroup=$rel/self-ok.service Slice=test.slice Delegate=yes
+self-user.service ControlGroup=$rel/self-user.service Slice=test.slice Delegate=yes User=nobody
 self-nodelegate.service ControlGroup=$rel/self-nodelegate.service Slice=test.slice Delegate=no User=nobody
 self-notallowed.service ControlGroup=$rel/self-notallowed.service Slice=test.slice Delegate=yes User=nobody
 flip.scope ControlGroup=$rel/flip.scope Slice=test.slice
@@ -325,7 +331,7 @@ put /run/policy.d/flip.policy '[Match]\nXAttr=user.test.x=a\n[Attributes]\nXAttr
 start_fake
 start_policyd || not_ok "policyd starts" "$(policyd_log)"
 # Every unit is applied once explain knows its cgroup (set with the reply, then applied).
-for u in rootowned.scope delegated.scope self-ok.service self-nodelegate.service self-notallowed.service flip.scope \
+for u in rootowned.scope delegated.scope self-ok.service self-user.service self-nodelegate.service self-notallowed.service flip.scope \
         shared-a.scope shared-b.scope; do
         wait_for 10 knows_cgroup "$u" \
                 || not_ok "policyd reads $u" "$("$policyctl" explain $u 2>&1)"
@@ -342,6 +348,13 @@ check_membership() { # name, unit, expected user.policy.group ("(none)" for none
 check_membership "[Match] XAttr= selects a cgroup root owns" rootowned.scope mark
 check_membership "[Match] XAttr= ignores the same xattr on a cgroup owned by uid 65534" delegated.scope "(none)"
 check_membership "a self-request joins an AllowSelfAssign=yes group on a Delegate=yes unit" self-ok.service selfok
+check_membership "a user's self-request on their delegated unit's own cgroup (its delegation root) is refused" \
+        self-user.service "(none)"
+v=$(xattr "$cg/self-user.service" user.test.self)
+out=$("$policyctl" explain self-user.service 2>&1)
+[ "$v" = "(none)" ] && grep -q "group selfok.*not applied: user.policy.request on a system unit's own cgroup" <<< "$out" \
+        && ok "nothing of the group is written there, and explain says why" \
+        || not_ok "nothing of the group is written there, and explain says why" "user.test.self=$v" "$out"
 check_membership "a self-request on a Delegate=no unit is refused" self-nodelegate.service "(none)"
 check_membership "a self-request for an AllowSelfAssign=no group is refused" self-notallowed.service "(none)"
 v=$(xattr "$cg/delegated.scope" user.test.marked)
@@ -358,8 +371,24 @@ attribute_moves() { # name, unit, the group it is then in, setfattr's argumentsâ
         wait_for 10 membership_is "$unit" "$want"
         check_membership "$name" "$unit" "$want"
 }
-attribute_moves "the owner's attribute selects an AllowSelfAssign=yes group, once set" delegated.scope open \
-        -n user.test.open -v 1
+attribute_moves "the owner's attribute selects nothing on their delegated unit's own cgroup (its delegation root)" \
+        delegated.scope "(none)" -n user.test.open -v 1
+# Below it, the owner's own: a cgroup root assigned to noself.
+mkdir "$cg/delegated.scope/app"
+chown 65534:65534 "$cg/delegated.scope/app"
+"$policyctl" assign "$rel/delegated.scope/app" noself > /dev/null
+wait_for 10 membership_is delegated.scope/app noself
+setfattr -n user.test.open -v 1 "$cg/delegated.scope/app"
+wait_for 10 membership_is delegated.scope/app noself,open
+g=$(groups_of "$rel/delegated.scope/app")
+membership_is delegated.scope/app noself,open && [ "$g" = "noself open" ] \
+        && ok "the owner's attribute selects an AllowSelfAssign=yes group below the delegation root, once set" \
+        || not_ok "the owner's attribute selects an AllowSelfAssign=yes group below the delegation root, once set" \
+                "user.policy.group: $(xattr "$cg/delegated.scope/app" user.policy.group); explain's groups: $g"
+"$policyctl" unassign "$rel/delegated.scope/app" noself > /dev/null
+setfattr -x user.test.open "$cg/delegated.scope/app"
+wait_for 10 sh -c "! \"$policyctl\" explain $rel/delegated.scope/app > /dev/null 2>&1"
+rmdir "$cg/delegated.scope/app"
 attribute_moves "a cgroup leaves when its [Match] attribute goes" rootowned.scope "(none)" -x user.test.mark
 v=$(xattr "$cg/rootowned.scope" user.test.marked)
 [ "$v" = "(none)" ] && ok "and what the group wrote is undone" || not_ok "and what the group wrote is undone" "user.test.marked=$v"

@@ -138,6 +138,8 @@ static const char *note_kind_to_string(ResolveNoteKind k) {
                 return "masked";
         case RESOLVE_NOTE_SELF_REQUEST_REFUSED:
                 return "refused";
+        case RESOLVE_NOTE_DELEGATION_ROOT:
+                return "delegation-root";
         }
         return "?";
 }
@@ -578,9 +580,13 @@ static void test_source_strongest_is_reported(void) {
         };
 
         for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
+                /* Root's cgroup: the request and xattrs are root's (a
+                 * user's, on a unit's own cgroup, are refused: below). */
                 const Candidate c = {
                         .unit = "a.service",
                         .cgroup = "/system.slice/a.service",
+                        .owner_known = true,
+                        .owner_uid = 0,
                         .xattrs = rows[i].matched ? STRV("user.m=1") : NULL,
                         .runtime_groups = rows[i].runtime,
                         .unit_groups = rows[i].unit,
@@ -667,6 +673,128 @@ static void test_notes_once_per_source_and_group(void) {
         g_autoptr(Resolution) r = resolve(s, &c);
         g_autofree char *got = describe_notes(r);
         g_assert_cmpstr(got, ==, "unknown(unit-file) nosuch; refused(self-request) nosuch");
+}
+
+/* A delegation root: PID 1's unit whose cgroup systemd handed to a user
+ * (user@UID.service, a Delegate=yes service with User=). The user's input
+ * there (self-request, xattrs, focus) makes nothing a member; what PID 1
+ * says of the unit, and root's, still does. */
+typedef struct DelegationRow {
+        const char *what;
+        const char *unit;        /* NULL: a cgroup no unit owns */
+        bool user_manager;       /* the unit is one of a user's manager */
+        bool owner_known;
+        uint32_t owner;
+        const char *const *self; /* user.policy.request */
+        const char *const *xattrs;
+        const char *const *unit_groups;
+        const char *outcome;
+} DelegationRow;
+
+static void test_delegation_root_refuses_user_input(void) {
+        g_autoptr(PolicySet) s = policy_set_new();
+        PolicyGroup *lift = group(s, "lift", 0);
+        lift->allow_self_assign = true;
+        knob(lift, KNOB_SWAP_MAX, "4G", "/etc/policy.d/lift.policy:4");
+        attr(lift, "user.lift=yes", "/etc/policy.d/lift.policy:6");
+        PolicyGroup *mark = group(s, "mark", 0);
+        mark->allow_self_assign = true;
+        words(mark->match_xattrs, "user.mark=1");
+        knob(mark, KNOB_SWAP_MAX, "4G", "/etc/policy.d/mark.policy:4");
+        PolicyGroup *focus = group(s, "focus", 0);
+        focus->allow_self_assign = true;
+        focus->match_focused = 1;
+        focus->match_manager = MATCH_MANAGER_ANY;
+        lift->match_manager = MATCH_MANAGER_ANY;
+        mark->match_manager = MATCH_MANAGER_ANY;
+        knob(focus, KNOB_SWAP_MAX, "4G", "/etc/policy.d/focus.policy:4");
+        const char *root = "/user.slice/user-1000.slice/user@1000.service";
+        const char *const *focused = STRV("user.xdg.inactive-since=-1");
+        const DelegationRow rows[] = {
+                { "self-request, user@1000.service's own cgroup", "user@1000.service", false, true, 1000, STRV("lift"),
+                  NULL, NULL, "members: (none); notes: delegation-root(self-request) lift" },
+                { "self-request, owner unknown", "user@1000.service", false, false, 0, STRV("lift"), NULL, NULL,
+                  "members: (none); notes: delegation-root(self-request) lift" },
+                { "self-request, a unit's cgroup root owns", "d.service", false, true, 0, STRV("lift"), NULL, NULL,
+                  "members: lift:self-request; notes: (none)" },
+                { "self-request, a unit of the user's manager", "app.scope", true, true, 1000, STRV("lift"), NULL,
+                  NULL, "members: lift:self-request; notes: (none)" },
+                { "self-request, a cgroup below the unit", NULL, false, true, 1000, STRV("lift"), NULL, NULL,
+                  "members: lift:self-request; notes: (none)" },
+                { "the owner's xattr, delegation root", "user@1000.service", false, true, 1000, NULL,
+                  STRV("user.mark=1"), NULL, "members: (none); notes: delegation-root(match) mark" },
+                { "the owner's xattr, a cgroup below", NULL, false, true, 1000, NULL, STRV("user.mark=1"), NULL,
+                  "members: mark:match; notes: (none)" },
+                { "the owner's xattr, root's cgroup", "d.service", false, true, 0, NULL, STRV("user.mark=1"), NULL,
+                  "members: mark:match; notes: (none)" },
+                { "focus, delegation root", "user@1000.service", false, true, 1000, NULL, focused, NULL,
+                  "members: (none); notes: delegation-root(match) focus" },
+                { "focus, a unit of the user's manager", "app.scope", true, true, 1000, NULL, focused, NULL,
+                  "members: focus:match; notes: (none)" },
+                { "the unit file names it, with a self-request", "user@1000.service", false, true, 1000, STRV("lift"),
+                  NULL, STRV("lift"), "members: lift:unit-file; notes: delegation-root(self-request) lift" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
+                const Candidate c = {
+                        .unit = rows[i].unit,
+                        .cgroup = rows[i].unit ? root : "/user.slice/user-1000.slice/user@1000.service/app.slice/x",
+                        .user_manager = rows[i].user_manager,
+                        .manager_uid = rows[i].user_manager ? 1000 : 0,
+                        .owner_known = rows[i].owner_known,
+                        .owner_uid = rows[i].owner,
+                        .xattrs = rows[i].xattrs,
+                        .xattrs_untrusted = rows[i].owner_known && rows[i].owner != 0,
+                        .self_requests = rows[i].self,
+                        .self_request_trusted = true,
+                        .unit_groups = rows[i].unit_groups,
+                };
+                g_autoptr(Resolution) r = resolve(s, &c);
+                g_autofree char *got = describe_outcome(rows[i].what, r);
+                g_autofree char *want = g_strdup_printf("%s -> %s", rows[i].what, rows[i].outcome);
+                g_assert_cmpstr(got, ==, want);
+                /* Nothing of a refused group reaches a knob or an attribute. */
+                if (!strstr(rows[i].outcome, "members: (none)"))
+                        continue;
+                g_autofree char *swap = describe_knob(r, KNOB_SWAP_MAX);
+                g_assert_cmpstr(swap, ==, "unset");
+                g_autofree char *attrs = describe_attributes(r);
+                g_assert_cmpstr(attrs, ==, "(none)");
+                g_assert_cmpuint(r->focus_deadline_usec, ==, FOCUS_UNSET);
+        }
+
+        /* A [Match] of PID 1's facts (the owner) and the owner's xattr
+         * together: without the xattr it would not select, so it is the
+         * user's input. Without the XAttr=, it is root's. */
+        g_autoptr(PolicySet) s2 = policy_set_new();
+        PolicyGroup *users = group(s2, "users", 0);
+        users->allow_self_assign = true;
+        words(users->match_users, "1000");
+        PolicyGroup *users_marked = group(s2, "users-marked", 0);
+        users_marked->allow_self_assign = true;
+        words(users_marked->match_users, "1000");
+        words(users_marked->match_xattrs, "user.mark=1");
+        const Candidate both = {
+                .unit = "user@1000.service",
+                .cgroup = root,
+                .owner_known = true,
+                .owner_uid = 1000,
+                .xattrs = STRV("user.mark=1"),
+                .xattrs_untrusted = true,
+        };
+        g_assert_true(candidate_is_delegation_root(&both));
+        g_assert_true(policy_group_matches(users_marked, &both));
+        g_assert_false(policy_group_matches_on_facts(users_marked, &both));
+        g_assert_true(delegation_root_refuses(users_marked, MEMBERSHIP_MATCH, &both));
+        g_assert_false(delegation_root_refuses(users_marked, MEMBERSHIP_UNIT_FILE, &both));
+        g_assert_false(delegation_root_refuses(users_marked, MEMBERSHIP_RUNTIME, &both));
+        g_assert_true(policy_group_matches_on_facts(users, &both));
+        g_assert_false(delegation_root_refuses(users, MEMBERSHIP_MATCH, &both));
+        g_autoptr(Resolution) r = resolve(s2, &both);
+        g_autofree char *got = describe_outcome("facts and the owner's xattr", r);
+        g_assert_cmpstr(got, ==,
+                        "facts and the owner's xattr -> members: users:match; notes: delegation-root(match) "
+                        "users-marked");
 }
 
 typedef struct SelfRow {
@@ -1064,6 +1192,7 @@ int main(int argc, char *argv[]) {
         g_test_add_func("/resolve/has-group", test_has_group);
         g_test_add_func("/resolve/errors/candidate-needs-absolute-cgroup", test_candidate_needs_absolute_cgroup);
         g_test_add_func("/resolve/set-reads-attributes", test_set_reads_attributes);
+        g_test_add_func("/resolve/delegation-root/refuses-user-input", test_delegation_root_refuses_user_input);
         g_test_add_func("/resolve/free-accepts-null", test_free_accepts_null);
 
         return g_test_run();

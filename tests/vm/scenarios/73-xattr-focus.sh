@@ -7,15 +7,18 @@
 # joins only once its time has passed, and the attributes a user writes on
 # a cgroup they own select only groups with AllowSelfAssign=yes. A focus
 # move is logged at debug level only, and MembershipChanged goes out only
-# while a client is subscribed.
+# while a client is subscribed. The user's app is a service of their own
+# manager, as a desktop starts apps: strictly below user@UID.service, whose
+# own cgroup (like a Delegate=yes system service's) is the administrator's
+# delegation root, where the user's attributes select nothing
+# (95-trust-delegation-attrs.sh).
 set -euo pipefail
 . "$SCENARIO_DIR/lib.sh"
 . "$SCENARIO_DIR/policyd-lib.sh"
 pgt_setup
-user=pgtfocus
 focus_cleanup() {
+        test_user_cleanup
         pgt_cleanup
-        userdel "$user" 2>/dev/null || true
 }
 monitor='' subscriber=''
 mon_log=$(mktemp) sub_log=$(mktemp)
@@ -26,10 +29,10 @@ policyd_path=$(systemctl show -p ExecStart policyd.service | sed -n 's/.*path=\(
 mkdir -p "$(dirname "$dropin")"
 printf '[Service]\nExecStart=\nExecStart=%s --log-level=debug\n' "$policyd_path" > "$dropin"
 systemctl daemon-reload
-userdel "$user" 2>/dev/null || true
-useradd --system --no-create-home --shell /usr/sbin/nologin "$user"
+test_user_setup pgtfocus
+user=$test_user
 
-apps='[Match]\nUnit=pgt-app-*.service\n'
+apps='[Match]\nUnit=pgt-app-*.service\nManager=any\n'
 pgt_policy pgt-fg "[PolicyGroup]\nAllowSelfAssign=yes\n${apps}Focused=yes\n[Swap]\nSwapHigh=10M\n"
 pgt_policy pgt-bg "[PolicyGroup]\nAllowSelfAssign=yes\n${apps}Focused=no\n[Swap]\nSwapHigh=20M\n"
 pgt_policy pgt-idle "[PolicyGroup]\nAllowSelfAssign=yes\n${apps}InactiveFor=20s\n[Attributes]\nXAttr=user.pgt.idle=yes\n"
@@ -38,10 +41,12 @@ pgt_policy pgt-closed "[PolicyGroup]\n${apps}Focused=yes\n[Attributes]\nXAttr=us
 start_epoch=$(date +%s)
 start_policyd
 
-# An app whose cgroup its user owns (as below user@UID.service), and one of root's.
-systemd-run --unit=pgt-app-user -p User=$user -p Delegate=yes sleep infinity
+# An app of the user's manager, whose cgroup its user owns, and one of root's.
+test_user_run systemd-run --user --unit=pgt-app-user --quiet sleep infinity
+wait_long 60 "pgt-app-user.service runs in user@$test_uid.service" test_user_unit_is pgt-app-user.service running
 systemd-run --unit=pgt-app-root sleep infinity
-app=$cg$(unit_cgroup pgt-app-user.service)
+app=$cg$(test_user_run systemctl --user show -P ControlGroup pgt-app-user.service)
+[[ $app == */user@$test_uid.service/app.slice/pgt-app-user.service ]] || fail "unexpected cgroup $app"
 root_app=$cg$(unit_cgroup pgt-app-root.service)
 [[ $(stat -c %U "$app") == "$user" ]] || fail "the delegated cgroup is not owned by $user: $(stat -c %U "$app")"
 as_user() { setpriv --reuid="$user" --regid="$user" --clear-groups "$@"; }
@@ -148,8 +153,9 @@ grep -q "not subscribed" <<<"$out" || fail "Unsubscribe without Subscribe: $out"
 # changed. A restart makes a new cgroup under the same path (systemd's
 # rmdir and mkdir): focus there reaches the new one, in the tag and in the
 # knob file, and again on the next change.
-systemctl restart pgt-app-user.service
-[[ $cg$(unit_cgroup pgt-app-user.service) == "$app" ]] || fail "the restarted app has another cgroup"
+test_user_run systemctl --user restart pgt-app-user.service
+[[ $cg$(test_user_run systemctl --user show -P ControlGroup pgt-app-user.service) == "$app" ]] ||
+        fail "the restarted app has another cgroup"
 assert_no_xattr "$app" user.policy.group
 flip -1 pgt-fg
 wait_for "the restarted app's SwapHigh is pgt-fg's" file_is "$app/memory.swap.high" 10485760

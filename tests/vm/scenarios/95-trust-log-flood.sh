@@ -8,18 +8,20 @@
 # appended, and the log is checkpointed at 256 KiB; the rest is a record of
 # a few KiB per app); after a kill -9 of policyd the restart replays the log, the
 # log goes, and when the groups go the user's small values come back
-# exactly (the big ones are not restored, as policyd(8) says).
+# exactly (the big ones are not restored, as policyd(8) says). The apps
+# are services of the user's own manager, strictly below user@UID.service:
+# on a delegation root the user's attributes select nothing
+# (95-trust-delegation-attrs.sh).
 set -euo pipefail
 . "$SCENARIO_DIR/lib.sh"
 . "$SCENARIO_DIR/policyd-lib.sh"
 pgt_setup
-user=pgtflood
-trap 'pgt_cleanup; userdel "$user" 2>/dev/null || true' EXIT
-userdel "$user" 2>/dev/null || true
-useradd --system --no-create-home --shell /usr/sbin/nologin "$user"
+trap 'test_user_cleanup; pgt_cleanup' EXIT
+test_user_setup pgtflood
+user=$test_user
 as_user() { setpriv --reuid="$user" --regid="$user" --clear-groups "$@"; }
 
-apps='[Match]\nUnit=pgt-app-*.service\n'
+apps='[Match]\nUnit=pgt-app-*.service\nManager=user\n'
 pgt_policy pgt-fg "[PolicyGroup]\nAllowSelfAssign=yes\n${apps}Focused=yes\n[Attributes]\nXAttr=user.pgt.mark=fg\n"
 pgt_policy pgt-bg "[PolicyGroup]\nAllowSelfAssign=yes\n${apps}Focused=no\n[Attributes]\nXAttr=user.pgt.mark=bg\n"
 start_policyd
@@ -29,11 +31,11 @@ big=$(head -c 60000 /dev/zero | tr '\0' 'a')
 n=6
 paths=()
 for i in $(seq 1 $n); do
-        systemd-run --quiet --unit=pgt-app-$i -p User=$user -p Delegate=yes sleep infinity
+        test_user_run systemd-run --user --quiet --unit=pgt-app-$i sleep infinity
 done
-sleep 2
 for i in $(seq 1 $n); do
-        p=$cg$(unit_cgroup pgt-app-$i.service)
+        wait_long 60 "pgt-app-$i.service runs" test_user_unit_is pgt-app-$i.service running
+        p=$cg$(test_user_run systemctl --user show -P ControlGroup pgt-app-$i.service)
         [[ $(stat -c %U "$p") == "$user" ]] || fail "$p is not owned by $user"
         paths+=("$p")
         if (( i <= 4 )); then
