@@ -50,3 +50,16 @@ uint64_t token_bucket_wait_usec(const TokenBucket *b, const TokenBucketRate *rat
                 return 0;
         return (MICRO - level + rate->per_sec - 1) / rate->per_sec;
 }
+
+bool held_back_take(HeldBackBucket *h, const TokenBucketRate *rate, uint64_t now_usec, bool *ret_say) {
+        /* Full again: whatever was said was of an earlier burst. */
+        if (token_bucket_full(&h->bucket, rate, now_usec))
+                h->said = false;
+        if (token_bucket_take(&h->bucket, rate, now_usec)) {
+                *ret_say = false;
+                return true;
+        }
+        *ret_say = !h->said;
+        h->said = true;
+        return false;
+}

@@ -89,9 +89,41 @@ static void test_full_and_wait(void) {
         g_assert_true(token_bucket_full(&b, &rate, 500 * MS));
 }
 
+/* cgroup.procs moves (process-watch.c): a refusal is said once a burst. */
+static void test_held_back(void) {
+        static const struct {
+                const char *name;
+                uint64_t at;
+                bool go, say;
+        } steps[] = {
+                { "from a full bucket: go", 0, true, false },
+                { "the second of burst 2: go", 0, true, false },
+                { "the first held back: said", 0, false, true },
+                { "held back again: not said again", 100 * MS, false, false },
+                { "a token back at 1/s: go", S, true, false },
+                { "empty again, same burst: not said", S, false, false },
+                { "half full: still the same burst", 2 * S, true, false },
+                { "held back, not full in between: not said", 2 * S, false, false },
+                { "full again after 2 s: a new burst", 4 * S, true, false },
+                { "second token", 4 * S, true, false },
+                { "the new burst's first refusal: said", 4 * S, false, true },
+        };
+        const TokenBucketRate rate = { 2, 1 };
+        HeldBackBucket h = {};
+
+        for (size_t i = 0; i < G_N_ELEMENTS(steps); i++) {
+                bool say = !steps[i].say;
+                bool go = held_back_take(&h, &rate, steps[i].at, &say);
+                if (go != steps[i].go || say != steps[i].say)
+                        g_error("%s: want go=%d say=%d, got go=%d say=%d", steps[i].name, steps[i].go, steps[i].say,
+                                go, say);
+        }
+}
+
 int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/rate-limit/take", test_take);
         g_test_add_func("/rate-limit/full-and-wait", test_full_and_wait);
+        g_test_add_func("/rate-limit/held-back", test_held_back);
         return g_test_run();
 }
