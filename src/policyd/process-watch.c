@@ -875,6 +875,17 @@ static int on_held_timer(sd_event_source *source, uint64_t usec, void *userdata)
         (void) usec;
 
         w->held = g_hash_table_new(NULL, NULL);
+        /* Injections whose query was made first, so that the tokens end
+         * chains rather than start new ones; they wait at the head. */
+        g_hash_table_iter_init(&it, held);
+        while (g_hash_table_iter_next(&it, &key, NULL)) {
+                ProcessRecord *r = g_hash_table_lookup(w->records, key);
+                if (!r || r->call || r->method == PROCESS_PENDING || !r->held_injection)
+                        continue;
+                r->held_injection = false;
+                set_outcome(r, PROCESS_PENDING, g_strdup("held back, then asked again"));
+                g_queue_push_head(w->waiting, GINT_TO_POINTER(r->pid));
+        }
         g_hash_table_iter_init(&it, held);
         while (g_hash_table_iter_next(&it, &key, NULL)) {
                 ProcessRecord *r = g_hash_table_lookup(w->records, key);
@@ -885,6 +896,7 @@ static int on_held_timer(sd_event_source *source, uint64_t usec, void *userdata)
                 else
                         decide(w, r); /* as it is now: where it is, its groups */
         }
+        start_next_calls(w);
         return 0;
 }
 
@@ -915,25 +927,30 @@ static bool procs_token_take(ProcessWatch *w, uid_t charge_uid, uint64_t *ret_wa
         }
         if (held_back_take(h, &procs_rate, now, &say))
                 return true;
-        if (say) /* once a burst, not per event */
-                log_notice("Processes of cgroups owned by %s%u move faster than policyd asks the injector for them "
+        if (say) { /* once a burst, not per event */
+                char owner[32] = "an unknown owner";
+                if (charge_uid != PROCS_OWNER_UNKNOWN)
+                        snprintf(owner, sizeof(owner), "uid %u", (unsigned) charge_uid);
+                log_notice("Processes of cgroups owned by %s move faster than policyd asks the injector for them "
                            "(%u at once, then %u a second): requests held back; each process is decided again, "
                            "where it is then, as the rate allows.",
-                           charge_uid == PROCS_OWNER_UNKNOWN ? "an unknown uid, " : "uid ",
-                           charge_uid == PROCS_OWNER_UNKNOWN ? 0u : (unsigned) charge_uid, procs_rate.burst,
-                           procs_rate.per_sec);
+                           owner, procs_rate.burst, procs_rate.per_sec);
+        }
         *ret_wait_usec = token_bucket_wait_usec(&h->bucket, &procs_rate, now);
         *ret_wait_usec = MAX(*ret_wait_usec, (uint64_t) 1);
         return false;
 }
 
-/* Not now: said in explain, and decided again from scratch once a token is
- * back (what it was to do may be stale by then). */
+/* Not now: said in explain; once a token is back, an injection whose
+ * query is made goes on, anything else is decided again from scratch. A
+ * move meanwhile decides it again anyway (decide()): the latest wins. */
 static void hold_back(ProcessWatch *w, ProcessRecord *r, uint64_t wait_usec) {
         uint64_t now = 0, at, armed = UINT64_MAX;
         int enabled = SD_EVENT_OFF;
 
-        process_step_clear(&r->step);
+        r->held_injection = !r->call_is_query && !r->migrate_to;
+        if (!r->held_injection)
+                process_step_clear(&r->step);
         g_clear_pointer(&r->migrate_to, g_free);
         set_outcome(r, PROCESS_SKIPPED,
                     g_strdup_printf("held back: its cgroup's owner moves processes faster than %u injector requests "
@@ -1003,6 +1020,7 @@ static void decide(ProcessWatch *w, ProcessRecord *r) {
         }
         r->generation = w->generation;
         r->retry_at = 0;
+        r->held_injection = false; /* what it was to do is decided anew */
         /* A move, a change of its groups, a reload: a new series of tries. */
         if (!r->retrying)
                 r->attempts = 0;

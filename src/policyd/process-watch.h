@@ -76,6 +76,7 @@ typedef struct ProcessRecord {
         /* The owner of the cgroup.procs whose write (a move) began the calls
          * in flight, whose tokens they take; 0: none (root's, or no move). */
         uid_t charge_uid;
+        bool held_injection;  /* held back with its step (the query made): asked as it is */
         int pidfd;
         unsigned generation;  /* of the watch, when last decided */
         unsigned attempts;    /* failed calls in a row; retried a few times */
