@@ -37,10 +37,11 @@ static const uint64_t retry_delays_usec[] = { 5 * G_USEC_PER_SEC, 60 * G_USEC_PE
 /* Injector requests that a user's moves cause (a write to cgroup.procs of
  * a cgroup the user owns): each starts a policyd-inject@ unit in PID 1, and
  * a user can move their processes in and out as fast as they like. Per
- * owner uid: this many at once, then this many a second; those over it
- * are held back, and each held process is decided again, as it is then
- * (the latest membership wins), when a token is back. Root's are free. */
-static const TokenBucketRate procs_rate = { .burst = 8, .per_sec = 1 };
+ * owner uid: 4 at once, then one every 5 s (systemd's own moves, of a unit
+ * it starts, are mostly no writes: CLONE_INTO_CGROUP); those over it are
+ * held back, and each held process is decided again, as it is then (the
+ * latest membership wins), when a token is back. Root's are free. */
+static const TokenBucketRate procs_rate = { .burst = 4, .per_sec = 1, .period_sec = 5 };
 /* Owners kept before the full buckets (the idle) are dropped. */
 #define PROCS_BUCKETS_KEPT 64
 /* The owner of a cgroup.procs that could not be read: one bucket for all. */
@@ -932,9 +933,9 @@ static bool procs_token_take(ProcessWatch *w, uid_t charge_uid, uint64_t *ret_wa
                 if (charge_uid != PROCS_OWNER_UNKNOWN)
                         snprintf(owner, sizeof(owner), "uid %u", (unsigned) charge_uid);
                 log_notice("Processes of cgroups owned by %s move faster than policyd asks the injector for them "
-                           "(%u at once, then %u a second): requests held back; each process is decided again, "
+                           "(%u at once, then %u every %u s): requests held back; each process is decided again, "
                            "where it is then, as the rate allows.",
-                           owner, procs_rate.burst, procs_rate.per_sec);
+                           owner, procs_rate.burst, procs_rate.per_sec, procs_rate.period_sec);
         }
         *ret_wait_usec = token_bucket_wait_usec(&h->bucket, &procs_rate, now);
         *ret_wait_usec = MAX(*ret_wait_usec, (uint64_t) 1);
@@ -953,9 +954,9 @@ static void hold_back(ProcessWatch *w, ProcessRecord *r, uint64_t wait_usec) {
                 process_step_clear(&r->step);
         g_clear_pointer(&r->migrate_to, g_free);
         set_outcome(r, PROCESS_SKIPPED,
-                    g_strdup_printf("held back: its cgroup's owner moves processes faster than %u injector requests "
-                                    "a second (%u at once); decided again when the rate allows",
-                                    procs_rate.per_sec, procs_rate.burst));
+                    g_strdup_printf("held back: its cgroup's owner moves processes faster than %u injector request(s) "
+                                    "every %u s (%u at once); decided again when the rate allows",
+                                    procs_rate.per_sec, procs_rate.period_sec, procs_rate.burst));
         g_hash_table_add(w->held, GINT_TO_POINTER(r->pid));
         (void) sd_event_now(w->manager->event, CLOCK_MONOTONIC, &now);
         at = now + wait_usec;

@@ -10,12 +10,13 @@
 #include <stdint.h>
 
 typedef struct TokenBucketRate {
-        unsigned burst;    /* calls at once, from a full bucket (> 0) */
-        unsigned per_sec;  /* tokens back a second (> 0) */
+        unsigned burst;      /* calls at once, from a full bucket (> 0) */
+        unsigned per_sec;    /* tokens back a second (> 0), or a period_sec */
+        unsigned period_sec; /* per_sec tokens come back every this many seconds; 0: 1 (at most 3600) */
 } TokenBucketRate;
 
 typedef struct TokenBucket {
-        uint64_t micro_tokens; /* tokens × 1 000 000 */
+        uint64_t micro_tokens; /* tokens × 1 000 000 × the rate's period_sec (or 1) */
         uint64_t last_usec;    /* when micro_tokens was last brought up to date */
         bool used;             /* false: a new bucket, full */
 } TokenBucket;
