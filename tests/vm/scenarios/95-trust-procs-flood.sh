@@ -28,9 +28,9 @@ systemctl start policyd-inject.socket
 test_user_setup pgtflood
 app=app-pgtflood.scope
 out=app-pgtflood-out.scope
-# Four processes to move, as many as policyd has calls in flight (exec: no
-# shell stays to be looked at too).
-test_user_scope "$app" bash -c 'for i in 1 2 3; do sleep 100002$i & done; exec sleep 1000020'
+# Four processes to move, as many as policyd has calls in flight, and one
+# that stays: an empty scope ends (exec: no shell stays to be looked at too).
+test_user_scope "$app" bash -c 'for i in 1 2 3; do sleep 100002$i & done; sleep 1000020 & exec sleep 1000029'
 test_user_scope "$out" sleep 1000030
 app_cg=$test_user_cgroup/app.slice/$app
 out_cg=$test_user_cgroup/app.slice/$out
