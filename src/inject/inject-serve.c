@@ -3,10 +3,12 @@
 #include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/capability.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -160,21 +162,34 @@ static int creds_refused(pid_t pid, bool migrate, uid_t acting_uid, InjectReport
         return r;
 }
 
-/* Lowers CAP_SYS_NICE in this process's effective set (the kernel gives
- * migrate_pages MPOL_MF_MOVE_ALL with it). Best effort: a filter that
- * forbids capset leaves it, and the journal says so. */
-static void drop_cap_sys_nice(void) {
+/* Drops CAP_SYS_NICE from this process's ambient, effective, permitted
+ * and inheritable sets, for good: only a root migration needs it (the
+ * kernel gives migrate_pages MPOL_MF_MOVE_ALL and nodes outside the
+ * target's cpuset with it). The unit allows capset for this. Read back:
+ * 0 when it is gone, < 0 when it is still there. */
+int inject_drop_cap_sys_nice(void) {
         struct __user_cap_header_struct header = { .version = _LINUX_CAPABILITY_VERSION_3 };
         struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
+        const unsigned i = CAP_TO_INDEX(CAP_SYS_NICE);
+        const uint32_t bit = CAP_TO_MASK(CAP_SYS_NICE);
 
+        /* The kernel drops an ambient capability with the permitted one;
+         * lowered first anyway, so that no exec could bring it back. */
+        (void) prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_LOWER, CAP_SYS_NICE, 0, 0);
         if (syscall(SYS_capget, &header, data) < 0)
-                goto fail;
-        data[CAP_TO_INDEX(CAP_SYS_NICE)].effective &= ~CAP_TO_MASK(CAP_SYS_NICE);
+                return -errno;
+        data[i].effective &= ~bit;
+        data[i].permitted &= ~bit;
+        data[i].inheritable &= ~bit;
         if (syscall(SYS_capset, &header, data) < 0)
-                goto fail;
-        return;
-fail:
-        fprintf(stderr, "Cannot lower CAP_SYS_NICE for a user's migration: %s\n", strerror(errno));
+                return -errno;
+        memset(data, 0, sizeof(data));
+        if (syscall(SYS_capget, &header, data) < 0)
+                return -errno;
+        if ((data[i].effective | data[i].permitted | data[i].inheritable) & bit ||
+            prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, CAP_SYS_NICE, 0, 0) > 0)
+                return -EPERM;
+        return 0;
 }
 
 static int serve_request(int fd, const struct ucred *peer, const char *data, size_t len, int pidfd,
@@ -186,6 +201,19 @@ static int serve_request(int fd, const struct ucred *peer, const char *data, siz
         int r;
 
         r = inject_wire_parse_request(data, len, &w);
+        /* Whatever the request is, unless it is root's migration, it goes
+         * on without CAP_SYS_NICE: a user's migration moves only the pages
+         * the process has to itself, to nodes its cpuset allows. */
+        if (r < 0 || !w.migrate || w.req.acting_uid != 0) {
+                int k = inject_drop_cap_sys_nice();
+                if (k < 0) {
+                        fprintf(stderr, "Cannot drop CAP_SYS_NICE: %s\n", strerror(-k));
+                        if (r >= 0 && w.migrate)
+                                return reply_error(fd, w.pid, peer, "cannot drop CAP_SYS_NICE for a user's migration: %s",
+                                                   strerror(-k));
+                } else if (r >= 0 && w.migrate)
+                        fprintf(stderr, "CAP_SYS_NICE dropped: a migration for uid %u\n", (unsigned) w.req.acting_uid);
+        }
         if (r < 0)
                 return reply_error(fd, w.pid, peer, "%s", w.error);
         if (extra_fds)
@@ -230,10 +258,8 @@ static int serve_request(int fd, const struct ucred *peer, const char *data, siz
                                    strerror(-r));
         if (w.migrate) {
                 /* Nothing is stopped: no refusal but the kernel's own, and ours
-                 * above. For a user, no moving of pages the process shares
-                 * with others (MPOL_MF_MOVE_ALL comes with CAP_SYS_NICE). */
-                if (w.req.acting_uid != 0)
-                        drop_cap_sys_nice();
+                 * above. For a user, CAP_SYS_NICE is gone (above): no moving
+                 * of pages the process shares with others (MPOL_MF_MOVE_ALL). */
                 r = inject_migrate_pages(pidfd, w.pid, w.migrate_nodes, &rep);
                 if (r == -EINVAL)
                         return reply_error(fd, w.pid, peer, "PID %d is a thread, not a process", (int) w.pid);

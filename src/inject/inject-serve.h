@@ -8,3 +8,7 @@
  * logged to stderr. Returns 0 once a reply was written, whatever its
  * outcome, or a negative errno when none could be. */
 int inject_serve(int fd);
+
+/* Drops CAP_SYS_NICE from every set of this process (all but a root
+ * migration go without it), and reads it back: 0 when it is gone. */
+int inject_drop_cap_sys_nice(void);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -19,6 +20,7 @@
 #include "manager.h"
 #include "link-trust.h"
 #include "process-watch.h"
+#include "rate-limit.h"
 #include "resolve.h"
 #include "state-store.h"
 #include "util.h"
@@ -31,6 +33,19 @@
 /* A failed call is tried again after these; then it waits for a move, a
  * change of its groups or a reload. */
 static const uint64_t retry_delays_usec[] = { 5 * G_USEC_PER_SEC, 60 * G_USEC_PER_SEC, 600 * G_USEC_PER_SEC };
+
+/* Injector requests that a user's moves cause (a write to cgroup.procs of
+ * a cgroup the user owns): each starts a policyd-inject@ unit in PID 1, and
+ * a user can move their processes in and out as fast as they like. Per
+ * owner uid: 4 at once, then one every 5 s (systemd's own moves, of a unit
+ * it starts, are mostly no writes: CLONE_INTO_CGROUP); those over it are
+ * held back, and each held process is decided again, as it is then (the
+ * latest membership wins), when a token is back. Root's are free. */
+static const TokenBucketRate procs_rate = { .burst = 4, .per_sec = 1, .period_sec = 5 };
+/* Owners kept before the full buckets (the idle) are dropped. */
+#define PROCS_BUCKETS_KEPT 64
+/* The owner of a cgroup.procs that could not be read: one bucket for all. */
+#define PROCS_OWNER_UNKNOWN ((uid_t) -2)
 
 /* Below a watched subject's cgroup, the cgroups that are no subject's own
  * (a delegated subtree: a container, a user manager's apps) are watched
@@ -66,7 +81,7 @@ struct ProcessWatch {
         bool memory_nodes_known;
         sd_event_source *retry_timer;
         GHashTable *records;          /* pid → ProcessRecord*, owns */
-        GHashTable *scans;            /* subject keys to read cgroup.procs of */
+        GHashTable *scans;            /* subject keys to read cgroup.procs of → the uid charged, 0: none */
         sd_event_source *scan_defer;
         GQueue *waiting;              /* pids whose record waits for a call slot */
         unsigned calls_in_flight;
@@ -77,6 +92,9 @@ struct ProcessWatch {
         char *state_path;             /* what policyd set in which process, across its restarts */
         bool injector_missing_logged;
         char *socket_path;
+        GHashTable *procs_buckets;    /* charged uid + 1 → HeldBackBucket*, owns */
+        GHashTable *held;             /* pids held back for their uid's rate */
+        sd_event_source *held_timer;
 };
 
 static const char *const method_names[_PROCESS_METHOD_MAX] = {
@@ -815,7 +833,8 @@ static void on_call_done(InjectCall *call, const InjectReply *reply, int error, 
         if (r && r->again && r->method != PROCESS_PENDING) {
                 r->again = false;
                 decide(w, r);
-        }
+        } else if (r && r->method != PROCESS_PENDING)
+                r->charge_uid = 0; /* the calls a move caused are over */
         start_next_calls(w);
 }
 
@@ -848,6 +867,108 @@ static int start_call(ProcessWatch *w, ProcessRecord *r) {
         return 0;
 }
 
+static int on_held_timer(sd_event_source *source, uint64_t usec, void *userdata) {
+        ProcessWatch *w = userdata;
+        g_autoptr(GHashTable) held = w->held;
+        GHashTableIter it;
+        gpointer key;
+        (void) source;
+        (void) usec;
+
+        w->held = g_hash_table_new(NULL, NULL);
+        /* Injections whose query was made first, so that the tokens end
+         * chains rather than start new ones; they wait at the head. */
+        g_hash_table_iter_init(&it, held);
+        while (g_hash_table_iter_next(&it, &key, NULL)) {
+                ProcessRecord *r = g_hash_table_lookup(w->records, key);
+                if (!r || r->call || r->method == PROCESS_PENDING || !r->held_injection)
+                        continue;
+                r->held_injection = false;
+                set_outcome(r, PROCESS_PENDING, g_strdup("held back, then asked again"));
+                g_queue_push_head(w->waiting, GINT_TO_POINTER(r->pid));
+        }
+        g_hash_table_iter_init(&it, held);
+        while (g_hash_table_iter_next(&it, &key, NULL)) {
+                ProcessRecord *r = g_hash_table_lookup(w->records, key);
+                if (!r || r->call || r->method == PROCESS_PENDING)
+                        continue;
+                if (record_is_stale(r))
+                        forget_record(w, r);
+                else
+                        decide(w, r); /* as it is now: where it is, its groups */
+        }
+        start_next_calls(w);
+        return 0;
+}
+
+/* Takes one of charge_uid's tokens for a call; 0 (root, or no move caused
+ * it) takes none. Over the limit: false, with the wait for the next. */
+static bool procs_token_take(ProcessWatch *w, uid_t charge_uid, uint64_t *ret_wait_usec) {
+        gpointer key = GUINT_TO_POINTER((guint) charge_uid + 1);
+        uint64_t now = 0;
+        HeldBackBucket *h;
+        bool say;
+
+        *ret_wait_usec = 0;
+        if (charge_uid == 0)
+                return true;
+        (void) sd_event_now(w->manager->event, CLOCK_MONOTONIC, &now);
+        h = g_hash_table_lookup(w->procs_buckets, key);
+        if (!h) {
+                if (g_hash_table_size(w->procs_buckets) >= PROCS_BUCKETS_KEPT) {
+                        GHashTableIter it;
+                        gpointer value;
+                        g_hash_table_iter_init(&it, w->procs_buckets);
+                        while (g_hash_table_iter_next(&it, NULL, &value))
+                                if (token_bucket_full(&((HeldBackBucket *) value)->bucket, &procs_rate, now))
+                                        g_hash_table_iter_remove(&it);
+                }
+                h = g_new0(HeldBackBucket, 1);
+                g_hash_table_insert(w->procs_buckets, key, h);
+        }
+        if (held_back_take(h, &procs_rate, now, &say))
+                return true;
+        if (say) { /* once a burst, not per event */
+                char owner[32] = "an unknown owner";
+                if (charge_uid != PROCS_OWNER_UNKNOWN)
+                        snprintf(owner, sizeof(owner), "uid %u", (unsigned) charge_uid);
+                log_notice("Processes of cgroups owned by %s move faster than policyd asks the injector for them "
+                           "(%u at once, then %u every %u s): requests held back; each process is decided again, "
+                           "where it is then, as the rate allows.",
+                           owner, procs_rate.burst, procs_rate.per_sec, procs_rate.period_sec);
+        }
+        *ret_wait_usec = token_bucket_wait_usec(&h->bucket, &procs_rate, now);
+        *ret_wait_usec = MAX(*ret_wait_usec, (uint64_t) 1);
+        return false;
+}
+
+/* Not now: said in explain; once a token is back, an injection whose
+ * query is made goes on, anything else is decided again from scratch. A
+ * move meanwhile decides it again anyway (decide()): the latest wins. */
+static void hold_back(ProcessWatch *w, ProcessRecord *r, uint64_t wait_usec) {
+        uint64_t now = 0, at, armed = UINT64_MAX;
+        int enabled = SD_EVENT_OFF;
+
+        r->held_injection = !r->call_is_query && !r->migrate_to;
+        if (!r->held_injection)
+                process_step_clear(&r->step);
+        g_clear_pointer(&r->migrate_to, g_free);
+        set_outcome(r, PROCESS_SKIPPED,
+                    g_strdup_printf("held back: its cgroup's owner moves processes faster than %u injector request(s) "
+                                    "every %u s (%u at once); decided again when the rate allows",
+                                    procs_rate.per_sec, procs_rate.period_sec, procs_rate.burst));
+        g_hash_table_add(w->held, GINT_TO_POINTER(r->pid));
+        (void) sd_event_now(w->manager->event, CLOCK_MONOTONIC, &now);
+        at = now + wait_usec;
+        (void) sd_event_source_get_enabled(w->held_timer, &enabled);
+        if (enabled != SD_EVENT_OFF)
+                (void) sd_event_source_get_time(w->held_timer, &armed);
+        if (at < armed) {
+                (void) sd_event_source_set_time(w->held_timer, at);
+                (void) sd_event_source_set_enabled(w->held_timer, SD_EVENT_ONESHOT);
+        }
+}
+
 static void start_next_calls(ProcessWatch *w) {
         while (w->calls_in_flight < CALLS_IN_FLIGHT_MAX && !g_queue_is_empty(w->waiting)) {
                 pid_t pid = GPOINTER_TO_INT(g_queue_pop_head(w->waiting));
@@ -863,6 +984,11 @@ static void start_next_calls(ProcessWatch *w) {
                         set_outcome(r, PROCESS_SKIPPED,
                                     g_strdup("refused: no user to act for (a group of a user's input is not loaded, "
                                              "or its cgroup has no known owner)"));
+                        continue;
+                }
+                uint64_t wait_usec;
+                if (!procs_token_take(w, r->charge_uid, &wait_usec)) {
+                        hold_back(w, r, wait_usec);
                         continue;
                 }
                 k = start_call(w, r);
@@ -895,6 +1021,7 @@ static void decide(ProcessWatch *w, ProcessRecord *r) {
         }
         r->generation = w->generation;
         r->retry_at = 0;
+        r->held_injection = false; /* what it was to do is decided anew */
         /* A move, a change of its groups, a reload: a new series of tries. */
         if (!r->retrying)
                 r->attempts = 0;
@@ -959,7 +1086,11 @@ static ProcessRecord *record_new(ProcessWatch *w, pid_t pid, uint64_t start_time
         return r;
 }
 
-static void scan_subject(ProcessWatch *w, const char *key) {
+static void scan_add(ProcessWatch *w, const char *key, uid_t charge_uid);
+
+/* charge_uid: the owner of a cgroup.procs written to (0: none, root's, or
+ * not a move); the calls for the processes it decides are charged to it. */
+static void scan_subject(ProcessWatch *w, const char *key, uid_t charge_uid) {
         Subject *s = manager_find_subject(w->manager, key);
         g_autoptr(GArray) pids = g_array_new(false, false, sizeof(pid_t));
         g_autoptr(GHashTable) seen = g_hash_table_new(NULL, NULL);
@@ -1001,8 +1132,11 @@ static void scan_subject(ProcessWatch *w, const char *key) {
                         /* Pages it placed elsewhere meanwhile move again. */
                         g_clear_pointer(&r->migrated, g_free);
                 }
-                if (r->generation != w->generation)
+                if (r->generation != w->generation) {
+                        if (charge_uid != 0)
+                                r->charge_uid = charge_uid;
                         decide(w, r);
+                }
         }
 
         /* Recorded here, and gone: exited, or moved somewhere not watched. */
@@ -1026,11 +1160,13 @@ static void scan_subject(ProcessWatch *w, const char *key) {
                 const char *there = subject_of_cgroup(w, cgroup);
                 Subject *ts = there ? manager_find_subject(w->manager, there) : NULL;
                 g_clear_pointer(&r->subject, g_free);
-                if (ts && (record_holds_something(r) || subject_wanted(w, ts))) {
-                        g_hash_table_add(w->scans, g_strdup(there));
-                        (void) sd_event_source_set_enabled(w->scan_defer, SD_EVENT_ONESHOT);
-                } else if (record_holds_something(r))
+                if (ts && (record_holds_something(r) || subject_wanted(w, ts)))
+                        scan_add(w, there, charge_uid);
+                else if (record_holds_something(r)) {
+                        if (charge_uid != 0)
+                                r->charge_uid = charge_uid;
                         decide(w, r); /* no groups where it went: undo */
+                }
                 else
                         forget_record(w, r);
         }
@@ -1044,17 +1180,16 @@ static int on_scan(sd_event_source *source, void *userdata) {
         g_autoptr(GHashTable) scans = w->scans;
         w->scans = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         GHashTableIter it;
-        gpointer key;
+        gpointer key, value;
         g_hash_table_iter_init(&it, scans);
-        while (g_hash_table_iter_next(&it, &key, NULL))
-                scan_subject(w, key);
+        while (g_hash_table_iter_next(&it, &key, &value))
+                scan_subject(w, key, (uid_t) GPOINTER_TO_UINT(value));
 
         /* Records from before a restart that no scan placed: their process
          * is where no group wants anything now, or gone. */
         if (w->check_unplaced && g_hash_table_size(w->scans) == 0) {
                 w->check_unplaced = false;
                 g_autoptr(GPtrArray) unplaced = g_ptr_array_new();
-                gpointer value;
                 g_hash_table_iter_init(&it, w->records);
                 while (g_hash_table_iter_next(&it, NULL, &value))
                         if (!((ProcessRecord *) value)->subject && !((ProcessRecord *) value)->call)
@@ -1072,9 +1207,32 @@ static int on_scan(sd_event_source *source, void *userdata) {
         return 0;
 }
 
-static void queue_scan(ProcessWatch *w, const char *key) {
-        g_hash_table_add(w->scans, g_strdup(key));
+/* A scan of key; charge_uid as scan_subject() takes it. A move's charge
+ * stays when the same scan is queued again for another reason. */
+static void scan_add(ProcessWatch *w, const char *key, uid_t charge_uid) {
+        gpointer old = NULL;
+
+        if (g_hash_table_lookup_extended(w->scans, key, NULL, &old) && GPOINTER_TO_UINT(old) != 0 &&
+            charge_uid == 0)
+                return;
+        g_hash_table_insert(w->scans, g_strdup(key), GUINT_TO_POINTER((guint) charge_uid));
         (void) sd_event_source_set_enabled(w->scan_defer, SD_EVENT_ONESHOT);
+}
+
+static void queue_scan(ProcessWatch *w, const char *key) {
+        scan_add(w, key, 0);
+}
+
+/* Who wrote to cgroup's cgroup.procs: its owner (root's are root's own and
+ * systemd's moves; a delegated one's, the user's). */
+static uid_t procs_owner(ProcessWatch *w, const char *cgroup) {
+        _cleanup_close_ int dir_fd = -1;
+        struct stat st;
+
+        if (cgroup_open_dir(w->manager->cgroup_root, cgroup, &dir_fd) < 0 ||
+            fstatat(dir_fd, "cgroup.procs", &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return PROCS_OWNER_UNKNOWN;
+        return st.st_uid;
 }
 
 /* ---- watching ---- */
@@ -1234,7 +1392,7 @@ static int on_inotify(sd_event_source *source, int fd, uint32_t revents, void *u
                 else if (c && c->directory && (e->mask & IN_CREATE) && (e->mask & IN_ISDIR) && e->len > 0)
                         new_cgroup_below(w, c, e->name);
                 else if (c && !c->directory)
-                        queue_scan(w, c->subject);
+                        scan_add(w, c->subject, procs_owner(w, c->cgroup));
                 p += sizeof(struct inotify_event) + e->len;
         }
         return 0;
@@ -1600,6 +1758,8 @@ int process_watch_new(Manager *m, ProcessWatch **ret) {
         w->cgroup_by_subject = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
         w->records = g_hash_table_new_full(NULL, NULL, NULL, record_free);
         w->scans = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        w->procs_buckets = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+        w->held = g_hash_table_new(NULL, NULL);
         w->waiting = g_queue_new();
         w->generation = 1;
         w->state_path = g_build_filename(m->state_dir, "processes", NULL);
@@ -1618,6 +1778,10 @@ int process_watch_new(Manager *m, ProcessWatch **ret) {
                 k = sd_event_add_time(m->event, &w->retry_timer, CLOCK_MONOTONIC, UINT64_MAX, 0, on_retry, w);
         if (k >= 0)
                 k = sd_event_source_set_enabled(w->retry_timer, SD_EVENT_OFF);
+        if (k >= 0)
+                k = sd_event_add_time(m->event, &w->held_timer, CLOCK_MONOTONIC, UINT64_MAX, 0, on_held_timer, w);
+        if (k >= 0)
+                k = sd_event_source_set_enabled(w->held_timer, SD_EVENT_OFF);
         if (k >= 0) {
                 load_records(w);
                 /* Until the units are read, as if a process held something:
@@ -1640,6 +1804,9 @@ ProcessWatch *process_watch_free(ProcessWatch *w) {
         sd_event_source_disable_unref(w->inotify_source);
         sd_event_source_disable_unref(w->scan_defer);
         sd_event_source_disable_unref(w->retry_timer);
+        sd_event_source_disable_unref(w->held_timer);
+        g_clear_pointer(&w->procs_buckets, g_hash_table_unref);
+        g_clear_pointer(&w->held, g_hash_table_unref);
         g_clear_pointer(&w->subject_by_cgroup, g_hash_table_unref);
         g_clear_pointer(&w->cgroup_by_subject, g_hash_table_unref);
         g_clear_pointer(&w->watch_by_subject, g_hash_table_unref);

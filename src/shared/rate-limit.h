@@ -10,12 +10,13 @@
 #include <stdint.h>
 
 typedef struct TokenBucketRate {
-        unsigned burst;    /* calls at once, from a full bucket (> 0) */
-        unsigned per_sec;  /* tokens back a second (> 0) */
+        unsigned burst;      /* calls at once, from a full bucket (> 0) */
+        unsigned per_sec;    /* tokens back a second (> 0), or a period_sec */
+        unsigned period_sec; /* per_sec tokens come back every this many seconds; 0: 1 (at most 3600) */
 } TokenBucketRate;
 
 typedef struct TokenBucket {
-        uint64_t micro_tokens; /* tokens × 1 000 000 */
+        uint64_t micro_tokens; /* tokens × 1 000 000 × the rate's period_sec (or 1) */
         uint64_t last_usec;    /* when micro_tokens was last brought up to date */
         bool used;             /* false: a new bucket, full */
 } TokenBucket;
@@ -30,3 +31,15 @@ bool token_bucket_full(const TokenBucket *b, const TokenBucketRate *rate, uint64
 
 /* µs until b has a token again at now_usec; 0 when it has one now. */
 uint64_t token_bucket_wait_usec(const TokenBucket *b, const TokenBucketRate *rate, uint64_t now_usec);
+
+/* A bucket whose refusals are said once a burst: policyd holds back the
+ * injector requests that a user's moves into their cgroups cause
+ * (process-watch.c), and says so in the journal once, not per event. */
+typedef struct HeldBackBucket {
+        TokenBucket bucket;
+        bool said;         /* the holding back was said, since the bucket was last full */
+} HeldBackBucket;
+
+/* As token_bucket_take(); when it refuses, *ret_say is true for the first
+ * refusal since the bucket was last full (a new burst), else false. */
+bool held_back_take(HeldBackBucket *h, const TokenBucketRate *rate, uint64_t now_usec, bool *ret_say);

@@ -21,6 +21,7 @@
 #include <dirent.h>
 
 #include "inject.h"
+#include "inject-serve.h"
 #include "inject-test-util.h"
 #include "inject-wire.h"
 
@@ -538,6 +539,51 @@ static void check_not_root(void) {
         rmdir(dir);
 }
 
+/* The bits of one Cap*: line of /proc/self/status. */
+static unsigned long long cap_line(const char *key) {
+        char line[256];
+        unsigned long long v = 0;
+        size_t n = strlen(key);
+        FILE *f = fopen("/proc/self/status", "re");
+
+        if (!f)
+                abort();
+        while (fgets(line, sizeof(line), f))
+                if (strncmp(line, key, n) == 0 && line[n] == ':')
+                        v = strtoull(line + n + 1, NULL, 16);
+        fclose(f);
+        return v;
+}
+
+/* Every request but a root migration drops CAP_SYS_NICE: from every set,
+ * and nothing else (in a child, which may hold both). */
+static void check_cap_drop(void) {
+        const unsigned long long nice = 1ULL << 23, ptrace = 1ULL << 19;
+        int p[2];
+        char out[8] = "";
+        pid_t child;
+
+        if (pipe(p) < 0)
+                abort();
+        child = fork();
+        if (child < 0)
+                abort();
+        if (child == 0) {
+                unsigned long long ptrace_before = cap_line("CapEff") & ptrace;
+                int r = inject_drop_cap_sys_nice();
+                bool ok = r == 0 && !((cap_line("CapEff") | cap_line("CapPrm") | cap_line("CapInh") |
+                                       cap_line("CapAmb")) & nice) &&
+                          (cap_line("CapEff") & ptrace) == ptrace_before;
+                (void) !write(p[1], ok ? "1" : "0", 1);
+                _exit(0);
+        }
+        close(p[1]);
+        (void) !read(p[0], out, 1);
+        close(p[0]);
+        waitpid(child, NULL, 0);
+        check(out[0] == '1', "CAP_SYS_NICE dropped from every set, CAP_SYS_PTRACE kept");
+}
+
 int main(int argc, char **argv) {
         bool ksm_works, ask_ksm = true;
 
@@ -563,6 +609,7 @@ int main(int argc, char **argv) {
         check_migrate();
         check_for_uid();
         check_not_root();
+        check_cap_drop();
 
         printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
         return failures ? 1 : 0;

@@ -53,6 +53,21 @@ static void test_take(void) {
                   { { 0, true }, { 0, true }, { 0, true }, { 0, true }, { 0, false }, { 100 * MS, false },
                     { 500 * MS, true }, { 600 * MS, false }, { S, true }, { S, false } },
                   10 },
+                { "one token every 5 s (period_sec)",
+                  { 2, 1, 5 },
+                  { { 0, true }, { 0, true }, { 0, false }, { S, false }, { 5 * S - 1, false }, { 5 * S, true },
+                    { 5 * S, false }, { 9 * S, false }, { 10 * S, true }, { 3600 * S, true }, { 3600 * S, true },
+                    { 3600 * S, false } },
+                  12 },
+                { "3 tokens every 2 s",
+                  { 3, 3, 2 },
+                  { { 0, true }, { 0, true }, { 0, true }, { 0, false }, { 666 * MS, false }, { 667 * MS, true },
+                    { 667 * MS, false } },
+                  7 },
+                { "huge times do not overflow, with the longest period",
+                  { UINT32_MAX, 1, 3600 },
+                  { { 0, true }, { UINT64_MAX - 1, true }, { UINT64_MAX, true } },
+                  3 },
                 { "huge times do not overflow",
                   { 1000, 1000 },
                   { { 0, true }, { UINT64_MAX - 1, true }, { UINT64_MAX, true } },
@@ -87,11 +102,53 @@ static void test_full_and_wait(void) {
         g_assert_cmpuint(token_bucket_wait_usec(&b, &rate, 250 * MS), ==, 0);
         g_assert_false(token_bucket_full(&b, &rate, 499 * MS));
         g_assert_true(token_bucket_full(&b, &rate, 500 * MS));
+
+        /* One every 5 s: empty, the next in 5 s, full (2) in 10. */
+        const TokenBucketRate slow = { 2, 1, 5 };
+        TokenBucket c = {};
+        g_assert_true(token_bucket_take(&c, &slow, 0));
+        g_assert_true(token_bucket_take(&c, &slow, 0));
+        g_assert_cmpuint(token_bucket_wait_usec(&c, &slow, 0), ==, 5 * S);
+        g_assert_cmpuint(token_bucket_wait_usec(&c, &slow, 4 * S), ==, S);
+        g_assert_false(token_bucket_full(&c, &slow, 10 * S - 1));
+        g_assert_true(token_bucket_full(&c, &slow, 10 * S));
+}
+
+/* cgroup.procs moves (process-watch.c): a refusal is said once a burst. */
+static void test_held_back(void) {
+        static const struct {
+                const char *name;
+                uint64_t at;
+                bool go, say;
+        } steps[] = {
+                { "from a full bucket: go", 0, true, false },
+                { "the second of burst 2: go", 0, true, false },
+                { "the first held back: said", 0, false, true },
+                { "held back again: not said again", 100 * MS, false, false },
+                { "a token back at 1/s: go", S, true, false },
+                { "empty again, same burst: not said", S, false, false },
+                { "half full: still the same burst", 2 * S, true, false },
+                { "held back, not full in between: not said", 2 * S, false, false },
+                { "full again after 2 s: a new burst", 4 * S, true, false },
+                { "second token", 4 * S, true, false },
+                { "the new burst's first refusal: said", 4 * S, false, true },
+        };
+        const TokenBucketRate rate = { 2, 1 };
+        HeldBackBucket h = {};
+
+        for (size_t i = 0; i < G_N_ELEMENTS(steps); i++) {
+                bool say = !steps[i].say;
+                bool go = held_back_take(&h, &rate, steps[i].at, &say);
+                if (go != steps[i].go || say != steps[i].say)
+                        g_error("%s: want go=%d say=%d, got go=%d say=%d", steps[i].name, steps[i].go, steps[i].say,
+                                go, say);
+        }
 }
 
 int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/rate-limit/take", test_take);
         g_test_add_func("/rate-limit/full-and-wait", test_full_and_wait);
+        g_test_add_func("/rate-limit/held-back", test_held_back);
         return g_test_run();
 }

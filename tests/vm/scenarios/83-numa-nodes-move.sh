@@ -81,6 +81,14 @@ policyd_log | grep -E "Moved the pages of PID $b to NUMA node\(s\) 1 with migrat
 # Nothing was stopped or injected: no group sets KSM= or NUMAPolicy=.
 journalctl -b --since "$since" --no-pager -u 'policyd-inject@*' | grep -E "pid=$b outcome=applied .*not_moved=" ||
         fail "the helper's reply for $b is not in the journal"
+# A root migration keeps CAP_SYS_NICE (bit 23); every other request drops it
+# first (96-inject-socket): the reply line carries what the helper held.
+journalctl --sync
+caps=$(journalctl -b --since "$since" -o export --no-pager SYSLOG_IDENTIFIER=policyd-inject |
+        grep -aE '^_CAP_EFFECTIVE=' | sort -u)
+echo "the helper's effective capabilities: $caps"
+grep -qx '_CAP_EFFECTIVE=880000' <<<"$caps" ||
+        fail "the helper did not keep CAP_SYS_NICE for a root migration: $caps"
 
 out=$(policyctl explain "$deleg/worker")
 echo "$out"
