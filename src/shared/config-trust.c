@@ -33,14 +33,16 @@ bool config_inode_trusted(const struct stat *st, uid_t caller, const char **ret_
         return true;
 }
 
-static int refuse(Diagnostics *diags, const char *path, const char *dir, const char *why, const struct stat *st) {
+/* kind: "Directory" or "Link" on the way to path, at where; NULL: path itself. */
+static int refuse(Diagnostics *diags, const char *path, const char *kind, const char *where, const char *why,
+                  const struct stat *st) {
         g_autofree char *what = streq(why, "not owned by root")
                 ? g_strdup_printf("owned by uid %u, not by root", (unsigned) st->st_uid)
                 : g_strdup_printf("%s (mode %04o)", why, (unsigned) (st->st_mode & 07777));
 
-        if (dir)
-                diagnostics_add(diags, DIAGNOSTIC_WARNING, path, 0,
-                                "Directory %s on the way to this file is %s, refusing it", dir, what);
+        if (kind)
+                diagnostics_add(diags, DIAGNOSTIC_WARNING, path, 0, "%s %s on the way to this file is %s, refusing it",
+                                kind, where, what);
         else
                 diagnostics_add(diags, DIAGNOSTIC_WARNING, path, 0, "File is %s, refusing it", what);
         return -EPERM;
@@ -56,7 +58,7 @@ static int open_start(const char *path, const char *file, Diagnostics *diags, ui
         if (fd < 0 || fstat(fd, &st) < 0)
                 return -errno;
         if (!config_inode_trusted(&st, caller, &why))
-                return refuse(diags, file, start, why, &st);
+                return refuse(diags, file, "Directory", start, why, &st);
         *ret_fd = TAKE_FD(fd);
         return 0;
 }
@@ -104,10 +106,14 @@ int config_file_open_trusted(const char *path, Diagnostics *diags, int *ret_fd) 
                 g_autofree char *here = g_strconcat(walked, "/", name, NULL);
 
                 if (S_ISLNK(st.st_mode)) {
-                        /* dir is trusted, so root made this link: follow it,
-                         * checking its target's way from the start. */
+                        /* dir is trusted, but a sticky one lets others add
+                         * links: only root's (or ours) is followed, and its
+                         * target's way is checked from the start. */
                         char target[PATH_MAX];
                         ssize_t n;
+
+                        if (!config_inode_trusted(&st, caller, &why))
+                                return refuse(diags, path, "Link", here, why, &st);
 
                         if (++links > LINKS_MAX)
                                 return -ELOOP;
@@ -133,7 +139,7 @@ int config_file_open_trusted(const char *path, Diagnostics *diags, int *ret_fd) 
                         if (!S_ISDIR(st.st_mode))
                                 return -ENOTDIR;
                         if (!config_inode_trusted(&st, caller, &why))
-                                return refuse(diags, path, here, why, &st);
+                                return refuse(diags, path, "Directory", here, why, &st);
                         dir = safe_close(dir);
                         dir = TAKE_FD(fd);
                         g_free(walked);
@@ -146,7 +152,7 @@ int config_file_open_trusted(const char *path, Diagnostics *diags, int *ret_fd) 
                 if (!S_ISREG(st.st_mode))
                         return -EBADFD;
                 if (!config_inode_trusted(&st, caller, &why))
-                        return refuse(diags, path, NULL, why, &st);
+                        return refuse(diags, path, NULL, NULL, why, &st);
 
                 /* The inode just checked, opened for reading: never the path again. */
                 int rfd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);

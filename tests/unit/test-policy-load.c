@@ -340,6 +340,29 @@ static void test_symlink_follows_only_trusted_ways(Tree *t, gconstpointer data) 
         g_assert_true(has_warning(d, "writable by others (mode 0777)"));
 }
 
+/* A sticky directory lets others add names: a link of theirs is not followed
+ * (as the kernel's fs.protected_symlinks would not either). */
+static void test_others_link_in_sticky_directory_is_refused(Tree *t, gconstpointer data) {
+        if (geteuid() != 0) {
+                g_test_skip("needs root to make a link owned by another user");
+                return;
+        }
+        g_autoptr(Diagnostics) d = diagnostics_new();
+        const char *secret = put(t, "root-only/x.policy", "[PolicyGroup]\nPriority=9\n");
+        g_assert_cmpint(chmod(secret, 0600), ==, 0);
+        put_symlink(t, "run/policy.d/theirs.policy", secret);
+        put_symlink(t, "run/policy.d/mine.policy", secret);
+        g_autofree char *dir = g_build_filename(t->root, "run/policy.d", NULL);
+        g_autofree char *theirs = g_build_filename(dir, "theirs.policy", NULL);
+        g_assert_cmpint(chmod(dir, 01777), ==, 0);
+        g_assert_cmpint(lchown(theirs, 4242, 4242), ==, 0);
+        g_autoptr(PolicySet) set = load(t, d);
+        g_assert_null(policy_set_get(set, "theirs"));
+        g_assert_cmpuint(must_get(set, "mine")->priority, ==, 9);
+        g_assert_true(has_warning(d, "Link "));
+        g_assert_true(has_warning(d, "owned by uid 4242"));
+}
+
 static void test_symlink_loop_is_an_error(Tree *t, gconstpointer data) {
         g_autoptr(Diagnostics) d = diagnostics_new();
         put_symlink(t, "etc/policy.d/loop.policy", "loop.policy");
@@ -418,6 +441,7 @@ int main(int argc, char **argv) {
         ADD("writable-directory-is-refused", test_writable_directory_is_refused);
         ADD("directory-of-another-user-is-refused", test_directory_of_another_user_is_refused);
         ADD("symlink-follows-only-trusted-ways", test_symlink_follows_only_trusted_ways);
+        ADD("others-link-in-sticky-directory-is-refused", test_others_link_in_sticky_directory_is_refused);
         ADD("symlink-loop-is-an-error", test_symlink_loop_is_an_error);
         ADD("root-prefix-is-honoured", test_root_prefix_is_honoured);
         ADD("unreadable-dir-is-skipped", test_unreadable_dir_is_skipped);
