@@ -239,21 +239,22 @@ void process_step_for(const ProcessWant *want, const ProcessKnobs *current, cons
 }
 
 uid_t process_acting_uid(const PolicyGroup *g, const Candidate *c, bool root_assigned) {
-        if (root_assigned)
-                return 0;
-        /* A user's manager: its unit names, slices, cgroup paths and focus
-         * are the user's choice, whatever a group's [Match] says. */
+        /* Whoever put a user's cgroup in g, its processes are what the user
+         * put there: setuid programs they started, another user's after su.
+         * So a change there acts for the user, even for root's membership,
+         * and reaches only the user's own processes (issue 23). */
         if (c->user_manager)
                 return c->manager_uid;
-        if (c->owner_known && c->owner_uid == 0)
+        if (c->owner_known)
+                return c->owner_uid;
+        /* An owner not known: only root's own input is root's. */
+        if (root_assigned)
                 return 0;
         if (c->unit_groups && g_strv_contains((const char *const *) c->unit_groups, g->name))
                 return 0;
-        /* PID 1's unit with a cgroup delegated to its user: what PID 1 says
-         * of it is root's, the xattrs on it are the user's. */
         if (c->unit && policy_group_matches_on_facts(g, c))
                 return 0;
-        return c->owner_known ? c->owner_uid : PROCESS_TRUST_UID_NONE;
+        return PROCESS_TRUST_UID_NONE;
 }
 
 uid_t process_acting_uid_merge(uid_t a, uid_t b) {

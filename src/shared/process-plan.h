@@ -104,14 +104,13 @@ void process_step_for(const ProcessWant *want, const ProcessKnobs *current, cons
                       ProcessStep *ret);
 
 /* Whose input a change to the processes of candidate c acts for, when it
- * comes from group g, one of c's member groups (process-trust.h): 0 when
- * root's input puts c in g: root's runtime assignment (root_assigned), a
- * PID 1 unit's files (c->unit_groups; policyd reads no user's), anything of
- * a cgroup root owns (its path, xattrs and self-request are root's), or
- * g's [Match] on what PID 1 says of its unit alone (name, slice, User=,
- * owner), without the xattrs and focus mark its user writes. Otherwise the
- * user whose cgroup it is: the user manager's uid for a unit of theirs, else
- * the cgroup's owner; PROCESS_TRUST_UID_NONE when neither is known. */
+ * comes from group g, one of c's member groups (process-trust.h). The
+ * processes of a user's cgroup are what that user put there, whoever put
+ * the cgroup in g: so the user manager's uid for a unit of theirs, else
+ * the cgroup's owner (0 for root's cgroups). Where the owner is not known,
+ * 0 for root's own input (root's runtime assignment, a PID 1 unit's files,
+ * g's [Match] on what PID 1 says of the unit alone), and
+ * PROCESS_TRUST_UID_NONE otherwise. */
 uid_t process_acting_uid(const PolicyGroup *g, const Candidate *c, bool root_assigned);
 /* One request carries several knobs: it acts for root only when each does,
  * for a user when each knob acts for root or for that user, and for nobody

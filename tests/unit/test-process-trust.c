@@ -152,19 +152,20 @@ typedef struct ActingCase {
 
 static void test_acting(void) {
         static const ActingCase cases[] = {
-                /* Root's input. */
+                /* A cgroup a user owns holds what they put there: the change acts for them, whoever
+                 * put the cgroup in the group (issue 23: a setuid program there stays untouched). */
                 { "root assigned a user's app", NULL, NULL, false, "app-x.scope", true, ME, true, ME, NULL, false,
-                  true, 0 },
+                  true, ME },
                 { "root assigned a cgroup a user owns", NULL, NULL, false, NULL, false, 0, true, ME, NULL, false,
-                  true, 0 },
+                  true, ME },
                 { "root's cgroup: its name, xattrs and request are root's", NULL, NULL, false, NULL, false, 0, true,
                   0, NULL, false, false, 0 },
                 { "root's system unit, by [Match]", "db.service", NULL, false, "db.service", false, 0, true, 0, NULL,
                   false, false, 0 },
                 { "a delegated system unit, PolicyGroup= in its file", NULL, NULL, false, "build.service", false, 0,
-                  true, ME, NULL, true, false, 0 },
+                  true, ME, NULL, true, false, ME },
                 { "a delegated system unit, [Match] Unit=", "build.service", NULL, false, "build.service", false, 0,
-                  true, ME, NULL, false, false, 0 },
+                  true, ME, NULL, false, false, ME },
                 /* A user's. */
                 { "a delegated system unit, [Match] XAttr= its user wrote", NULL, "user.slo=bg", false,
                   "build.service", false, 0, true, ME, "user.slo=bg", false, false, ME },
@@ -182,6 +183,12 @@ static void test_acting(void) {
                   false, OTHER },
                 { "a cgroup whose owner is not known", NULL, NULL, false, NULL, false, 0, false, 0, NULL, false,
                   false, NONE },
+                { "owner not known, root assigned it", NULL, NULL, false, NULL, false, 0, false, 0, NULL, false,
+                  true, 0 },
+                { "owner not known, PolicyGroup= of a PID 1 unit", NULL, NULL, false, "db.service", false, 0, false,
+                  0, NULL, true, false, 0 },
+                { "owner not known, [Match] Unit= of a PID 1 unit", "db.service", NULL, false, "db.service", false, 0,
+                  false, 0, NULL, false, false, 0 },
         };
 
         for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
