@@ -98,10 +98,16 @@ static bool at_or_above(const char *ancestor, const char *cgroup) {
  * cgroup_path_validate() lets it be (2000 components), and a refused call
  * costs no rate-limit token: a walk up with a look-up at each level cost
  * 18 ms a call with 1000 units (issue 23's review). */
-DelegationPlace manager_delegation_place(Manager *m, const char *cgroup, const char **ret_unit) {
+DelegationPlace manager_delegation_place(Manager *m, const char *path, const char **ret_unit) {
+        g_autofree char *cgroup = g_strdup(path);
         const Subject *nearest = NULL;
         GHashTableIter it;
         gpointer value;
+
+        /* As delegation_place(): a user manager's -.slice is reported as its
+         * cgroup with a "/" at the end. */
+        for (size_t n = strlen(cgroup); n > 1 && cgroup[n - 1] == '/';)
+                cgroup[--n] = '\0';
 
         g_hash_table_iter_init(&it, m->subjects);
         while (g_hash_table_iter_next(&it, NULL, &value)) {

@@ -466,7 +466,15 @@ static int method_assign_common(sd_bus_message *msg, Manager *m, sd_bus_error *e
                         req.owner_known = manager_cgroup_owner(m, cgroup, &req.owner) >= 0;
                 /* A user@UID/ unit that is not running has no cgroup yet:
                  * where it will be is checked when it applies. */
-                req.place = cgroup ? (int) manager_delegation_place(m, cgroup, &req.place_unit) : -1;
+                /* A unit of the user's manager whose cgroup policyd refused
+                 * (its -.slice is user@UID.service's own cgroup, the
+                 * delegation root) is placed where its manager said it is. */
+                const char *place_cgroup = cgroup;
+                if (!place_cgroup && req.target_kind == TARGET_ARGUMENT_USER_UNIT) {
+                        const Subject *s = manager_find_subject(m, key);
+                        place_cgroup = s ? s->cgroup_refused : NULL;
+                }
+                req.place = place_cgroup ? (int) manager_delegation_place(m, place_cgroup, &req.place_unit) : -1;
                 v = self_assign_check(&req);
                 /* A cgroup the user assigned and then removed has no owner
                  * left, and one assigned before the delegation root was
