@@ -450,7 +450,7 @@ static void entry_read(Context *c, Entry *e) {
         if (!mentioned)
                 return;
 
-        (void) unit_file_read_policy_groups(e->name, fragment, (const char *const *) e->info->dropin_files,
+        (void) unit_file_read_policy_groups(e->name, fragment, (const char *const *) e->info->dropin_files, 0,
                                             &e->groups, diags);
         for (guint i = 0; i < diags->items->len; i++) {
                 const Diagnostic *d = g_ptr_array_index(diags->items, i);

@@ -88,7 +88,7 @@ static char *property_previous(Subject *s, const char *property, const char *cur
         char *previous = NULL;
         int r;
 
-        r = unit_file_read_property(s->unit, s->fragment, (const char *const *) s->dropins, property, &assignments);
+        r = unit_file_read_property(s->unit, s->fragment, (const char *const *) s->dropins, subject_file_reader(s), property, &assignments);
         if (r < 0)
                 return g_strdup(strempty(current));
         r = unit_property_previous(property, current, assignments, &previous);
@@ -200,7 +200,7 @@ static void restore_stale_generated(Subject *s, const CgroupPlan *plan, GPtrArra
 
                 if (!current || plan_sets_property(plan, *p) || subject_find_property_record(s, *p))
                         continue;
-                if (unit_file_read_property(s->unit, s->fragment, (const char *const *) s->dropins, *p,
+                if (unit_file_read_property(s->unit, s->fragment, (const char *const *) s->dropins, subject_file_reader(s), *p,
                                             &assignments) < 0 ||
                     unit_property_previous(*p, current, assignments, &admin) <= 0 || isempty(admin) ||
                     systemd_property_value_equal(*p, current, admin))

@@ -90,8 +90,8 @@ static void read_unit_groups(Subject *s) {
         if (s->unit_groups_read)
                 return;
         g_clear_pointer(&s->unit_groups, g_strfreev);
-        (void) unit_file_read_policy_groups(s->unit, s->fragment, (const char *const *) s->dropins, &s->unit_groups,
-                                            diags);
+        (void) unit_file_read_policy_groups(s->unit, s->fragment, (const char *const *) s->dropins,
+                                            subject_file_reader(s), &s->unit_groups, diags);
         for (guint i = 0; i < diags->items->len; i++) {
                 const Diagnostic *diag = g_ptr_array_index(diags->items, i);
                 log_context(LOG_WARNING, 0, subject_name(s), NULL, diag->file, diag->line, "%s:%u: %s", strempty(diag->file),

@@ -83,6 +83,10 @@ const char *subject_key(const Subject *s) {
         return s->key;
 }
 
+uid_t subject_file_reader(const Subject *s) {
+        return s->user_unit ? s->manager_uid : 0;
+}
+
 const char *subject_name(const Subject *s) {
         return s->key;
 }

@@ -108,6 +108,8 @@ void subject_free_notify(void *p);
 const char *subject_key(const Subject *s);
 /* For messages, D-Bus and policyctl: the same, which names the manager. */
 const char *subject_name(const Subject *s);
+/* Whose unit files a subject's are: its manager's user, 0 for PID 1's. */
+uid_t subject_file_reader(const Subject *s);
 /* The unit as policyd names it to others (D-Bus, policyctl): "user@UID/UNIT"
  * for a user's unit, which names its manager; NULL for a cgroup no unit owns. */
 const char *subject_unit_id(const Subject *s);

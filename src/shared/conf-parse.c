@@ -358,7 +358,8 @@ int conf_parse_fd(int fd, const char *path, ConfFile **ret, Diagnostics *diags) 
 }
 
 int conf_parse_file(const char *path, ConfFile **ret, Diagnostics *diags) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        /* O_NONBLOCK: a FIFO in a file's place is refused, not waited on. */
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 
         if (fd < 0) {
                 int r = -errno;

@@ -33,6 +33,28 @@ bool config_inode_trusted(const struct stat *st, uid_t caller, const char **ret_
         return true;
 }
 
+bool config_inode_readable_by(const struct stat *st, uid_t uid, const char **ret_why) {
+        bool dir = S_ISDIR(st->st_mode);
+        mode_t own = dir ? S_IXUSR : S_IRUSR;
+        /* Not the owner: the kernel takes the group's bits if uid is in
+         * the group, the others' if not. Which, only the user database
+         * says; both allowing is enough either way. */
+        mode_t rest = dir ? (S_IXGRP | S_IXOTH) : (S_IRGRP | S_IROTH);
+
+        if (uid == 0 || S_ISLNK(st->st_mode))
+                return true; /* a link has no permissions of its own */
+        if (st->st_uid == uid ? (st->st_mode & own) != 0 : (st->st_mode & rest) == rest)
+                return true;
+        *ret_why = S_ISDIR(st->st_mode) ? "not searchable by the user" : "not readable by the user";
+        return false;
+}
+
+/* What a walk checks each directory, link and the file against. */
+typedef struct WalkRule {
+        bool (*inode_ok)(const struct stat *st, uid_t uid, const char **ret_why);
+        uid_t uid;
+} WalkRule;
+
 /* kind: "Directory" or "Link" on the way to path, at where; NULL: path itself. */
 static int refuse(Diagnostics *diags, const char *path, const char *kind, const char *where, const char *why,
                   const struct stat *st) {
@@ -49,7 +71,7 @@ static int refuse(Diagnostics *diags, const char *path, const char *kind, const 
 }
 
 /* Opens the directory a walk starts from and checks it. */
-static int open_start(const char *path, const char *file, Diagnostics *diags, uid_t caller, int *ret_fd) {
+static int open_start(const char *path, const char *file, Diagnostics *diags, const WalkRule *rule, int *ret_fd) {
         const char *start = path[0] == '/' ? "/" : ".";
         _cleanup_close_ int fd = open(start, O_PATH | O_DIRECTORY | O_CLOEXEC);
         struct stat st;
@@ -57,21 +79,20 @@ static int open_start(const char *path, const char *file, Diagnostics *diags, ui
 
         if (fd < 0 || fstat(fd, &st) < 0)
                 return -errno;
-        if (!config_inode_trusted(&st, caller, &why))
+        if (!rule->inode_ok(&st, rule->uid, &why))
                 return refuse(diags, file, "Directory", start, why, &st);
         *ret_fd = TAKE_FD(fd);
         return 0;
 }
 
-int config_file_open_trusted(const char *path, Diagnostics *diags, int *ret_fd) {
-        uid_t caller = geteuid();
+static int open_walk(const char *path, const WalkRule *rule, Diagnostics *diags, int *ret_fd) {
         g_autofree char *rest = g_strdup(path);
         g_autofree char *walked = g_strdup(path[0] == '/' ? "" : ".");
         _cleanup_close_ int dir = -1;
         unsigned links = 0;
         int r;
 
-        r = open_start(path, path, diags, caller, &dir);
+        r = open_start(path, path, diags, rule, &dir);
         if (r < 0)
                 return r;
 
@@ -112,7 +133,7 @@ int config_file_open_trusted(const char *path, Diagnostics *diags, int *ret_fd) 
                         char target[PATH_MAX];
                         ssize_t n;
 
-                        if (!config_inode_trusted(&st, caller, &why))
+                        if (!rule->inode_ok(&st, rule->uid, &why))
                                 return refuse(diags, path, "Link", here, why, &st);
 
                         if (++links > LINKS_MAX)
@@ -126,7 +147,7 @@ int config_file_open_trusted(const char *path, Diagnostics *diags, int *ret_fd) 
                         rest = TAKE_PTR(joined);
                         if (target[0] == '/') {
                                 dir = safe_close(dir);
-                                r = open_start("/", path, diags, caller, &dir);
+                                r = open_start("/", path, diags, rule, &dir);
                                 if (r < 0)
                                         return r;
                                 g_free(walked);
@@ -138,7 +159,7 @@ int config_file_open_trusted(const char *path, Diagnostics *diags, int *ret_fd) 
                 if (!last) {
                         if (!S_ISDIR(st.st_mode))
                                 return -ENOTDIR;
-                        if (!config_inode_trusted(&st, caller, &why))
+                        if (!rule->inode_ok(&st, rule->uid, &why))
                                 return refuse(diags, path, "Directory", here, why, &st);
                         dir = safe_close(dir);
                         dir = TAKE_FD(fd);
@@ -151,7 +172,7 @@ int config_file_open_trusted(const char *path, Diagnostics *diags, int *ret_fd) 
                         return -EISDIR;
                 if (!S_ISREG(st.st_mode))
                         return -EBADFD;
-                if (!config_inode_trusted(&st, caller, &why))
+                if (!rule->inode_ok(&st, rule->uid, &why))
                         return refuse(diags, path, NULL, NULL, why, &st);
 
                 /* The inode just checked, opened for reading: never the path again. */
@@ -168,11 +189,17 @@ int config_file_open_trusted(const char *path, Diagnostics *diags, int *ret_fd) 
         }
 }
 
-int config_file_parse_trusted(const char *path, ConfFile **ret, Diagnostics *diags) {
-        _cleanup_close_ int fd = -1;
-        int r;
+int config_file_open_trusted(const char *path, Diagnostics *diags, int *ret_fd) {
+        const WalkRule rule = { .inode_ok = config_inode_trusted, .uid = geteuid() };
+        return open_walk(path, &rule, diags, ret_fd);
+}
 
-        r = config_file_open_trusted(path, diags, &fd);
+int config_file_open_as_user(const char *path, uid_t uid, Diagnostics *diags, int *ret_fd) {
+        const WalkRule rule = { .inode_ok = config_inode_readable_by, .uid = uid };
+        return open_walk(path, &rule, diags, ret_fd);
+}
+
+static int parse_opened(const char *path, int r, int fd, ConfFile **ret, Diagnostics *diags) {
         if (r == -EPERM)
                 return r; /* said why */
         if (r < 0) {
@@ -180,4 +207,16 @@ int config_file_parse_trusted(const char *path, ConfFile **ret, Diagnostics *dia
                 return r;
         }
         return conf_parse_fd(fd, path, ret, diags);
+}
+
+int config_file_parse_trusted(const char *path, ConfFile **ret, Diagnostics *diags) {
+        _cleanup_close_ int fd = -EBADF;
+        int r = config_file_open_trusted(path, diags, &fd);
+        return parse_opened(path, r, fd, ret, diags);
+}
+
+int config_file_parse_as_user(const char *path, uid_t uid, ConfFile **ret, Diagnostics *diags) {
+        _cleanup_close_ int fd = -EBADF;
+        int r = config_file_open_as_user(path, uid, diags, &fd);
+        return parse_opened(path, r, fd, ret, diags);
 }

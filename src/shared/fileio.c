@@ -15,7 +15,7 @@
 int read_full_file(const char *path, char **ret, size_t *ret_size) {
         _cleanup_close_ int fd = -1;
 
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK); /* a FIFO is refused, not waited on */
         if (fd < 0)
                 return -errno;
         return read_full_fd(fd, ret, ret_size);

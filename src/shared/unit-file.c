@@ -3,6 +3,7 @@
 #include <inttypes.h>
 
 #include "conf-parse.h"
+#include "config-trust.h"
 #include "policy-values.h"
 #include "unit-file.h"
 #include "util.h"
@@ -82,11 +83,16 @@ void unit_file_collect_policy_groups(const char *unit_name, const ConfFile *f, G
 
 /* -EBADMSG when systemd would refuse the file; the groups named before the
  * bad line are collected all the same. */
-static int read_one(const char *unit_name, const char *path, GPtrArray *groups, Diagnostics *diags) {
+/* A unit file, read as reader could (0: root, PID 1's units). */
+static int parse_unit_file(const char *path, uid_t reader, ConfFile **ret, Diagnostics *diags) {
+        return reader == 0 ? conf_parse_file(path, ret, diags) : config_file_parse_as_user(path, reader, ret, diags);
+}
+
+static int read_one(const char *unit_name, const char *path, uid_t reader, GPtrArray *groups, Diagnostics *diags) {
         g_autoptr(ConfFile) f = NULL;
         int r;
 
-        r = conf_parse_file(path, &f, diags);
+        r = parse_unit_file(path, reader, &f, diags);
         if (r < 0)
                 return r;
         unit_file_collect_policy_groups(unit_name, f, groups, diags);
@@ -94,7 +100,7 @@ static int read_one(const char *unit_name, const char *path, GPtrArray *groups, 
 }
 
 int unit_file_read_policy_groups(const char *unit_name, const char *fragment, const char *const *dropins,
-                                 char ***ret, Diagnostics *diags) {
+                                 uid_t reader, char ***ret, Diagnostics *diags) {
         g_autoptr(GPtrArray) groups = g_ptr_array_new_with_free_func(g_free);
 
         /* /dev/null fragments are masked units: nothing to read. A fragment
@@ -102,14 +108,14 @@ int unit_file_read_policy_groups(const char *unit_name, const char *fragment, co
          * is in no group at all. A refused drop-in only loses its lines from
          * the bad one on: systemd 257 keeps what it had read. */
         if (!isempty(fragment) && !streq(fragment, "/dev/null") &&
-            read_one(unit_name, fragment, groups, diags) == -EBADMSG) {
+            read_one(unit_name, fragment, reader, groups, diags) == -EBADMSG) {
                 diagnostics_add(diags, DIAGNOSTIC_ERROR, fragment, 0,
                                 "systemd refuses to load %s from this file, so it joins no policy group", unit_name);
                 g_ptr_array_set_size(groups, 0);
         } else
                 for (const char *const *d = dropins; d && *d; d++)
                         if (!streq(*d, "/dev/null"))
-                                (void) read_one(unit_name, *d, groups, diags);
+                                (void) read_one(unit_name, *d, reader, groups, diags);
 
         g_ptr_array_add(groups, NULL);
         *ret = (char **) g_ptr_array_free(TAKE_PTR(groups), FALSE);
@@ -182,11 +188,12 @@ static void unit_property_assignment_free(gpointer p) {
         g_free(a);
 }
 
-static void read_property_of(const char *path, const char *section, const char *property, GPtrArray *out) {
+static void read_property_of(const char *path, uid_t reader, const char *section, const char *property,
+                             GPtrArray *out) {
         g_autoptr(Diagnostics) diags = diagnostics_new();
         g_autoptr(ConfFile) f = NULL;
 
-        if (conf_parse_file(path, &f, diags) < 0)
+        if (parse_unit_file(path, reader, &f, diags) < 0)
                 return;
         for (guint i = 0; i < f->assignments->len; i++) {
                 const ConfAssignment *a = g_ptr_array_index(f->assignments, i);
@@ -200,17 +207,17 @@ static void read_property_of(const char *path, const char *section, const char *
 }
 
 int unit_file_read_property(const char *unit_name, const char *fragment, const char *const *dropins,
-                            const char *property, GPtrArray **ret) {
+                            uid_t reader, const char *property, GPtrArray **ret) {
         const char *section = unit_type_section(unit_name);
         g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func(unit_property_assignment_free);
 
         if (!section || !property || !ret)
                 return -EINVAL;
         if (!isempty(fragment) && !streq(fragment, "/dev/null"))
-                read_property_of(fragment, section, property, out);
+                read_property_of(fragment, reader, section, property, out);
         for (const char *const *d = dropins; d && *d; d++)
                 if (!streq(*d, "/dev/null"))
-                        read_property_of(*d, section, property, out);
+                        read_property_of(*d, reader, section, property, out);
         *ret = TAKE_PTR(out);
         return 0;
 }

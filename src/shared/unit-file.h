@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <sys/types.h>
+
 /* PolicyGroup= from systemd unit files. systemd itself warns about the
  * unknown key PolicyGroup= and ignores X-PolicyGroup= silently; neither
  * reaches D-Bus, so we read the files (FragmentPath and DropInPaths). */
@@ -20,9 +22,13 @@ const char *unit_type_section(const char *unit_name);
  * later wins). Values are space-separated lists that accumulate; an empty
  * assignment resets. Unreadable files are diagnostics, not failures; bad
  * group names are errors naming file:line. fragment may be NULL (transient
- * units). *ret is a NULL-terminated, de-duplicated list, possibly empty. */
+ * units). *ret is a NULL-terminated, de-duplicated list, possibly empty.
+ * reader: whose files they are. 0 for PID 1's units; a user manager's unit
+ * files are read only where that uid could read them
+ * (config_file_open_as_user()), so that what a user names never makes root
+ * read for them what they may not. */
 int unit_file_read_policy_groups(const char *unit_name, const char *fragment, const char *const *dropins,
-                                 char ***ret, Diagnostics *diags);
+                                 uid_t reader, char ***ret, Diagnostics *diags);
 
 /* Adds the groups one parsed unit file names to groups (char*), honouring
  * empty assignments. */
@@ -49,9 +55,10 @@ typedef struct UnitPropertyAssignment {
 /* Every assignment of property in the unit type's section ([Service] for
  * foo.service) of fragment and then dropins, in the order given (systemd's
  * DropInPaths order, in which a later one wins). Unreadable files are
- * skipped. *ret is a GPtrArray of UnitPropertyAssignment*, owning them. */
+ * skipped. reader as for unit_file_read_policy_groups(). *ret is a
+ * GPtrArray of UnitPropertyAssignment*, owning them. */
 int unit_file_read_property(const char *unit_name, const char *fragment, const char *const *dropins,
-                            const char *property, GPtrArray **ret);
+                            uid_t reader, const char *property, GPtrArray **ret);
 
 /* A property's unit-file spelling in policyd's string form (as
  * read_variant_as_string() gives systemd's answer). An empty value resets

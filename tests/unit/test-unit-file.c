@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <glib.h>
 #include <glib/gstdio.h>
 
+#include "config-trust.h"
 #include "unit-file.h"
 
 static char *tmpdir;
@@ -24,7 +27,7 @@ static void test_unit_section_and_x_prefix(void) {
         g_autofree char *f = put("u1/a.service", "[Unit]\nDescription=x\nX-PolicyGroup=foreground\n"
                                                  "[Service]\nExecStart=/bin/true\nPolicyGroup=batch\n");
         g_auto(GStrv) groups = NULL;
-        g_assert_cmpint(unit_file_read_policy_groups("a.service", f, NULL, &groups, NULL), ==, 0);
+        g_assert_cmpint(unit_file_read_policy_groups("a.service", f, NULL, 0, &groups, NULL), ==, 0);
         g_autofree char *s = joined(groups);
         g_assert_cmpstr(s, ==, "foreground batch");
 }
@@ -33,14 +36,14 @@ static void test_other_sections_are_not_read(void) {
         g_autofree char *f = put("u2/a.service", "[Install]\nPolicyGroup=wrong\n[Socket]\nPolicyGroup=wrong2\n"
                                                  "[X-Foo]\nPolicyGroup=wrong3\n");
         g_auto(GStrv) groups = NULL;
-        g_assert_cmpint(unit_file_read_policy_groups("a.service", f, NULL, &groups, NULL), ==, 0);
+        g_assert_cmpint(unit_file_read_policy_groups("a.service", f, NULL, 0, &groups, NULL), ==, 0);
         g_assert_cmpuint(g_strv_length(groups), ==, 0);
 }
 
 static void test_type_section_follows_unit_type(void) {
         g_autofree char *f = put("u3/a.socket", "[Socket]\nPolicyGroup=s\n[Service]\nPolicyGroup=wrong\n");
         g_auto(GStrv) groups = NULL;
-        g_assert_cmpint(unit_file_read_policy_groups("a.socket", f, NULL, &groups, NULL), ==, 0);
+        g_assert_cmpint(unit_file_read_policy_groups("a.socket", f, NULL, 0, &groups, NULL), ==, 0);
         g_autofree char *s = joined(groups);
         g_assert_cmpstr(s, ==, "s");
 }
@@ -52,7 +55,7 @@ static void test_dropins_accumulate_and_empty_resets(void) {
         g_autofree char *d3 = put("u4/a.service.d/30.conf", "[Unit]\nPolicyGroup=e d\n");
         const char *dropins[] = { d1, d2, d3, NULL };
         g_auto(GStrv) groups = NULL;
-        g_assert_cmpint(unit_file_read_policy_groups("a.service", f, dropins, &groups, NULL), ==, 0);
+        g_assert_cmpint(unit_file_read_policy_groups("a.service", f, dropins, 0, &groups, NULL), ==, 0);
         g_autofree char *s = joined(groups);
         g_assert_cmpstr(s, ==, "d a e");
 }
@@ -69,11 +72,11 @@ static void test_refused_files_as_systemd(void) {
         const char *dropins[] = { d1, d2, NULL };
         g_auto(GStrv) refused = NULL, partial = NULL;
 
-        g_assert_cmpint(unit_file_read_policy_groups("a.service", bad, dropins, &refused, d), ==, 0);
+        g_assert_cmpint(unit_file_read_policy_groups("a.service", bad, dropins, 0, &refused, d), ==, 0);
         g_assert_cmpuint(g_strv_length(refused), ==, 0);
         g_assert_cmpuint(diagnostics_count(d, DIAGNOSTIC_ERROR), ==, 2); /* the line, and the unit */
 
-        g_assert_cmpint(unit_file_read_policy_groups("b.service", good, dropins, &partial, NULL), ==, 0);
+        g_assert_cmpint(unit_file_read_policy_groups("b.service", good, dropins, 0, &partial, NULL), ==, 0);
         g_autofree char *s = joined(partial);
         g_assert_cmpstr(s, ==, "a c e");
 }
@@ -83,7 +86,7 @@ static void test_section_names_are_verbatim(void) {
         g_autofree char *f = put("u10/a.service", "[Unit ]\nPolicyGroup=a\n[ Service]\nPolicyGroup=b\n"
                                                   "[Service]\nPolicyGroup=c\n");
         g_auto(GStrv) groups = NULL;
-        g_assert_cmpint(unit_file_read_policy_groups("a.service", f, NULL, &groups, NULL), ==, 0);
+        g_assert_cmpint(unit_file_read_policy_groups("a.service", f, NULL, 0, &groups, NULL), ==, 0);
         g_autofree char *s = joined(groups);
         g_assert_cmpstr(s, ==, "c");
 }
@@ -92,7 +95,7 @@ static void test_bad_group_name_is_an_error_with_line(void) {
         g_autoptr(Diagnostics) d = diagnostics_new();
         g_autofree char *f = put("u5/a.service", "[Unit]\n\nPolicyGroup=ok bad,name\n");
         g_auto(GStrv) groups = NULL;
-        g_assert_cmpint(unit_file_read_policy_groups("a.service", f, NULL, &groups, d), ==, 0);
+        g_assert_cmpint(unit_file_read_policy_groups("a.service", f, NULL, 0, &groups, d), ==, 0);
         g_autofree char *s = joined(groups);
         g_assert_cmpstr(s, ==, "ok");
         g_assert_cmpuint(diagnostics_count(d, DIAGNOSTIC_ERROR), ==, 1);
@@ -105,18 +108,135 @@ static void test_transient_and_masked_units(void) {
         g_autofree char *d1 = put("u6/run.scope.d/50-Description.conf", "[Scope]\nX-PolicyGroup=batch\n");
         const char *dropins[] = { d1, NULL };
         g_auto(GStrv) a = NULL, b = NULL;
-        g_assert_cmpint(unit_file_read_policy_groups("run.scope", NULL, dropins, &a, NULL), ==, 0);
+        g_assert_cmpint(unit_file_read_policy_groups("run.scope", NULL, dropins, 0, &a, NULL), ==, 0);
         g_autofree char *s = joined(a);
         g_assert_cmpstr(s, ==, "batch");
-        g_assert_cmpint(unit_file_read_policy_groups("m.service", "/dev/null", NULL, &b, NULL), ==, 0);
+        g_assert_cmpint(unit_file_read_policy_groups("m.service", "/dev/null", NULL, 0, &b, NULL), ==, 0);
         g_assert_cmpuint(g_strv_length(b), ==, 0);
 }
 
 static void test_missing_fragment_is_a_diagnostic(void) {
         g_autoptr(Diagnostics) d = diagnostics_new();
         g_auto(GStrv) groups = NULL;
-        g_assert_cmpint(unit_file_read_policy_groups("a.service", "/nonexistent/a.service", NULL, &groups, d), ==, 0);
+        g_assert_cmpint(unit_file_read_policy_groups("a.service", "/nonexistent/a.service", NULL, 0, &groups, d), ==, 0);
         g_assert_cmpuint(diagnostics_count(d, DIAGNOSTIC_ERROR), ==, 1);
+}
+
+static bool has_message(const Diagnostics *d, const char *needle) {
+        for (guint i = 0; i < d->items->len; i++) {
+                const Diagnostic *diag = g_ptr_array_index(d->items, i);
+                if (strstr(diag->message, needle))
+                        return true;
+        }
+        return false;
+}
+
+/* A FIFO where a unit file was (swapped in after its manager loaded it):
+ * refused at once, never waited on for a writer. */
+static void test_fifo_is_refused_not_waited_on(void) {
+        g_autofree char *fifo = g_build_filename(tmpdir, "fifo.service", NULL);
+        g_autoptr(Diagnostics) d = diagnostics_new();
+        g_auto(GStrv) groups = NULL;
+        g_assert_cmpint(mkfifo(fifo, 0644), ==, 0);
+        g_assert_cmpint(unit_file_read_policy_groups("a.service", fifo, NULL, 0, &groups, d), ==, 0);
+        g_assert_cmpuint(g_strv_length(groups), ==, 0);
+        g_assert_cmpuint(diagnostics_count(d, DIAGNOSTIC_ERROR), ==, 1);
+        g_auto(GStrv) as_user = NULL;
+        g_autoptr(Diagnostics) du = diagnostics_new();
+        g_assert_cmpint(unit_file_read_policy_groups("a.service", fifo, NULL, 1000, &as_user, du), ==, 0);
+        g_assert_cmpuint(g_strv_length(as_user), ==, 0);
+        g_assert_cmpuint(du->items->len, ==, 1);
+}
+
+/* The rule alone: what uid 1000 may reach by mode bits. */
+static void test_readable_by_table(void) {
+        static const struct {
+                mode_t mode;
+                uid_t owner;
+                bool readable;
+        } rows[] = {
+                { S_IFREG | 0644, 0, true },
+                { S_IFREG | 0640, 0, false },     /* the group may; uid may not be in it */
+                { S_IFREG | 0600, 0, false },
+                { S_IFREG | 0600, 1000, true },   /* the user's own */
+                { S_IFREG | 0044, 1000, false },  /* the owner's bits are the owner's */
+                { S_IFREG | 0644, 4242, true },   /* somebody else's, readable by all */
+                { S_IFREG | 0604, 0, false },     /* others may, its group may not: uid may be in it */
+                { S_IFDIR | 0701, 0, false },
+                { S_IFDIR | 0755, 0, true },
+                { S_IFDIR | 0700, 0, false },
+                { S_IFDIR | 0750, 0, false },
+                { S_IFDIR | 0711, 0, true },      /* search, no listing: enough */
+                { S_IFDIR | 0700, 1000, true },
+                { S_IFLNK | 0777, 4242, true },   /* a link's mode means nothing */
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(rows); i++) {
+                struct stat st = { .st_mode = rows[i].mode, .st_uid = rows[i].owner };
+                const char *why = NULL;
+                bool readable = config_inode_readable_by(&st, 1000, &why);
+                if (readable != rows[i].readable)
+                        g_error("row %zu (mode %o, uid %u): expected %s, got %s (%s)", i, (unsigned) rows[i].mode,
+                                (unsigned) rows[i].owner, rows[i].readable ? "readable" : "refused",
+                                readable ? "readable" : "refused", why ? why : "-");
+                g_assert_true(readable || why);
+                g_assert_true(config_inode_readable_by(&st, 0, &why));
+        }
+}
+
+/* A user manager's unit files are read as its user could: root's private
+ * file, one in a directory the user cannot search, and a link to either
+ * give nothing, each with its reason; the user's own and root's public
+ * files are read. */
+static void test_user_unit_files_read_as_the_user(void) {
+        if (geteuid() != 0) {
+                g_test_skip("needs root to own files another uid may not read");
+                return;
+        }
+        g_autofree char *base = g_build_filename(tmpdir, "as-user", NULL);
+        g_assert_cmpint(g_mkdir_with_parents(base, 0755), ==, 0);
+        const char *body = "[Unit]\nX-PolicyGroup=g\n";
+        g_autofree char *pub = put("as-user/public.service", body);
+        g_autofree char *secret = put("as-user/secret.service", body);
+        g_autofree char *mine = put("as-user/mine.service", body);
+        g_autofree char *hidden = put("as-user/closed/x.service", body);
+        g_autofree char *closed = g_build_filename(base, "closed", NULL);
+        g_autofree char *link = g_build_filename(base, "link.service", NULL);
+        g_assert_cmpint(chmod(pub, 0644), ==, 0);
+        g_assert_cmpint(chmod(secret, 0600), ==, 0);
+        g_assert_cmpint(chmod(mine, 0600), ==, 0);
+        g_assert_cmpint(chown(mine, 1000, 1000), ==, 0);
+        g_assert_cmpint(chmod(hidden, 0644), ==, 0);
+        g_assert_cmpint(chmod(closed, 0700), ==, 0);
+        g_assert_cmpint(symlink(secret, link), ==, 0);
+
+        static const struct {
+                const char *name;
+                bool read;
+                const char *why;
+        } rows[] = {
+                { "public.service", true, NULL },
+                { "mine.service", true, NULL },
+                { "secret.service", false, "File is not readable by the user (mode 0600)" },
+                { "closed/x.service", false, "not searchable by the user (mode 0700)" },
+                { "link.service", false, "File is not readable by the user (mode 0600)" },
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(rows); i++) {
+                g_autofree char *path = g_build_filename(base, rows[i].name, NULL);
+                g_autoptr(Diagnostics) d = diagnostics_new();
+                g_auto(GStrv) groups = NULL;
+                g_assert_cmpint(unit_file_read_policy_groups("a.service", path, NULL, 1000, &groups, d), ==, 0);
+                if ((g_strv_length(groups) == 1) != rows[i].read)
+                        g_error("%s: expected it %s", rows[i].name, rows[i].read ? "read" : "refused");
+                if (rows[i].why && !has_message(d, rows[i].why))
+                        g_error("%s: no diagnostic saying '%s'", rows[i].name, rows[i].why);
+                /* Root (PID 1's units) reads them all. */
+                g_auto(GStrv) as_root = NULL;
+                g_assert_cmpint(unit_file_read_policy_groups("a.service", path, NULL, 0, &as_root, NULL), ==, 0);
+                g_assert_cmpuint(g_strv_length(as_root), ==, 1);
+        }
+        g_autoptr(GPtrArray) got = NULL;
+        g_assert_cmpint(unit_file_read_property("a.service", secret, NULL, 1000, "X-PolicyGroup", &got), ==, 0);
+        g_assert_cmpuint(got->len, ==, 0);
 }
 
 static void test_unit_type_sections(void) {
@@ -258,7 +378,7 @@ static void test_read_property_from_files_in_order(void) {
         const char *dropins[] = { d1, "/nonexistent/30-c.conf", "/dev/null", d2, NULL };
         g_autoptr(GPtrArray) got = NULL;
 
-        g_assert_cmpint(unit_file_read_property("a.service", fragment, dropins, "MemorySwapMax", &got), ==, 0);
+        g_assert_cmpint(unit_file_read_property("a.service", fragment, dropins, 0, "MemorySwapMax", &got), ==, 0);
         g_assert_cmpuint(got->len, ==, 3);
         const UnitPropertyAssignment *x = g_ptr_array_index(got, 0), *y = g_ptr_array_index(got, 1),
                                      *z = g_ptr_array_index(got, 2);
@@ -269,10 +389,10 @@ static void test_read_property_from_files_in_order(void) {
         g_assert_cmpstr(z->value, ==, "2G");
 
         g_clear_pointer(&got, g_ptr_array_unref);
-        g_assert_cmpint(unit_file_read_property("a.service", NULL, NULL, "MemorySwapMax", &got), ==, 0);
+        g_assert_cmpint(unit_file_read_property("a.service", NULL, NULL, 0, "MemorySwapMax", &got), ==, 0);
         g_assert_cmpuint(got->len, ==, 0);
         g_clear_pointer(&got, g_ptr_array_unref);
-        g_assert_cmpint(unit_file_read_property("noext", fragment, NULL, "MemorySwapMax", &got), ==, -EINVAL);
+        g_assert_cmpint(unit_file_read_property("noext", fragment, NULL, 0, "MemorySwapMax", &got), ==, -EINVAL);
         g_assert_null(got);
 }
 
@@ -311,6 +431,7 @@ int main(int argc, char **argv) {
         g_test_init(&argc, &argv, NULL);
         tmpdir = g_dir_make_tmp("unit-file-XXXXXX", NULL);
         g_assert_nonnull(tmpdir);
+        g_assert_cmpint(chmod(tmpdir, 0755), ==, 0); /* as /etc would be: for the reads as another uid */
         g_test_add_func("/unit-file/unit-section-and-x-prefix", test_unit_section_and_x_prefix);
         g_test_add_func("/unit-file/other-sections-are-not-read", test_other_sections_are_not_read);
         g_test_add_func("/unit-file/type-section-follows-unit-type", test_type_section_follows_unit_type);
@@ -321,6 +442,9 @@ int main(int argc, char **argv) {
         g_test_add_func("/unit-file/transient-and-masked-units", test_transient_and_masked_units);
         g_test_add_func("/unit-file/missing-fragment-is-a-diagnostic", test_missing_fragment_is_a_diagnostic);
         g_test_add_func("/unit-file/unit-type-sections", test_unit_type_sections);
+        g_test_add_func("/unit-file/fifo-is-refused-not-waited-on", test_fifo_is_refused_not_waited_on);
+        g_test_add_func("/unit-file/readable-by-table", test_readable_by_table);
+        g_test_add_func("/unit-file/user-unit-files-read-as-the-user", test_user_unit_files_read_as_the_user);
         g_test_add_func("/unit-file/slice-chain", test_slice_chain);
         g_test_add_func("/unit-file/property-values-compare-by-meaning", test_property_values_compare_by_meaning);
         g_test_add_func("/unit-file/generated-dropins-are-recognised", test_generated_dropins_are_recognised);
