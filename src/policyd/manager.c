@@ -101,7 +101,7 @@ SystemdLink *manager_link_of(Manager *m, const Subject *s) {
                 return NULL;
         if (!s->user_unit)
                 return m->system;
-        return g_hash_table_lookup(m->user_links, GUINT_TO_POINTER(s->manager_uid));
+        return m->user_links ? g_hash_table_lookup(m->user_links, GUINT_TO_POINTER(s->manager_uid)) : NULL;
 }
 
 /* policyd's own injector runs one instance a request: followed as a unit,
@@ -118,8 +118,19 @@ void manager_refresh_unit(SystemdLink *l, const char *unit, const char *object_p
 
         if (!unit_type_has_cgroup(unit) || (!l->user && unit_is_own_helper(unit)))
                 return;
-        if (!s)
-                s = l->user ? subject_new_user_unit(m, l->uid, unit) : subject_new(m, unit, NULL);
+        if (!s && l->user && l->units >= USER_LINK_UNITS_MAX) {
+                if (!l->units_capped_logged)
+                        log_warning("The systemd of uid %u has more than %u units; not following %s, nor any "
+                                    "more of its units until some go.",
+                                    (unsigned) l->uid, USER_LINK_UNITS_MAX, unit);
+                l->units_capped_logged = true;
+                return;
+        }
+        if (!s && l->user) {
+                s = subject_new_user_unit(m, l->uid, unit);
+                l->units++;
+        } else if (!s)
+                s = subject_new(m, unit, NULL);
         if (object_path && !streq_ptr(s->object_path, object_path)) {
                 g_free(s->object_path);
                 s->object_path = g_strdup(object_path);
@@ -130,6 +141,13 @@ void manager_refresh_unit(SystemdLink *l, const char *unit, const char *object_p
         s->refresh_queued = true;
         g_queue_push_tail(l->refresh_queue, g_steal_pointer(&key));
         pump_refreshes(l);
+}
+
+void manager_user_unit_gone(Manager *m, uid_t uid) {
+        SystemdLink *l = m->user_links ? g_hash_table_lookup(m->user_links, GUINT_TO_POINTER(uid)) : NULL;
+
+        if (l && l->units > 0 && --l->units < USER_LINK_UNITS_MAX)
+                l->units_capped_logged = false;
 }
 
 void manager_refresh_subject(Subject *s) {
@@ -665,7 +683,8 @@ Manager *manager_free(Manager *m) {
                 return NULL;
         /* The bus first, as systemd-oomd does: closing it frees the pending
          * calls, which must not find the tables below already gone. */
-        g_hash_table_unref(m->user_links); /* each closes its own bus first */
+        /* each closes its own bus first; NULL: the subjects freed below look it up */
+        g_clear_pointer(&m->user_links, g_hash_table_unref);
         systemd_link_close(m->system);
         m->subscribed = sd_bus_track_unref(m->subscribed); /* they were on this bus */
         m->bus = sd_bus_flush_close_unref(m->bus);

@@ -113,6 +113,8 @@ int manager_reload(Manager *m);
 void manager_refresh_unit(SystemdLink *l, const char *unit, const char *object_path);
 /* The same for a subject's unit, from its manager; nothing for a cgroup. */
 void manager_refresh_subject(Subject *s);
+/* A user manager's unit subject is freed: its link holds one fewer. */
+void manager_user_unit_gone(Manager *m, uid_t uid);
 void manager_refresh_all(Manager *m);
 /* A systemd finished a daemon-reload: generator drop-ins are fresh again. */
 void manager_systemd_reloaded(SystemdLink *l);

@@ -49,6 +49,8 @@ Subject *subject_free(Subject *s) {
                             "until a checkpoint can write it",
                             s->manager->state_dir);
         }
+        if (s->user_unit)
+                manager_user_unit_gone(s->manager, s->manager_uid);
         g_free(s->key);
         g_free(s->unit);
         g_free(s->object_path);

@@ -35,7 +35,15 @@ typedef struct SystemdLink {
         sd_event_source *reread_timer; /* a coalesced full re-read, due */
         unsigned reconnect_attempt;
         sd_event_source *reconnect_timer;
+        unsigned units;       /* user link: the subjects of its units, held to USER_LINK_UNITS_MAX */
+        bool units_capped_logged;
 } SystemdLink;
+
+/* What policyd follows of one user's manager at most. A desktop's has a few
+ * hundred units; whatever answers on the user's socket (it may be a server
+ * of the user's own, passed the manager's listening socket) never makes
+ * root's daemon hold more. */
+#define USER_LINK_UNITS_MAX 4096U
 
 SystemdLink *systemd_link_new(Manager *m, bool user, uid_t uid);
 /* Closes a user link's bus (the system link only forgets the manager's),

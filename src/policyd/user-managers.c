@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "bus-util.h"
@@ -16,15 +18,14 @@
 #define USER_RUNTIME_DIR "/run/user/%u"
 #define USER_MANAGER_SOCKET USER_RUNTIME_DIR "/systemd/private"
 
-/* /run/user/UID/systemd, reached without following a symlink on the way:
- * /run/user/UID (root's or the user's) and its systemd (the user's), as
- * O_PATH descriptors, and private in it a socket (not a symlink) of the
- * user's. Returns the systemd directory's fd. The user can still swap
- * private for a symlink after the check (connect() follows a last
- * symlink): the peer check after connecting is what holds. */
-static int open_manager_dir(uid_t uid) {
+/* /run/user/UID/systemd/private, reached without following a symlink on
+ * the way: /run/user/UID (root's or the user's) and its systemd (the
+ * user's), as O_PATH descriptors, and private in it a socket (not a
+ * symlink) of the user's. Returns an O_PATH descriptor of that very socket
+ * inode: connecting through it never looks the name up again. */
+static int open_manager_socket(uid_t uid) {
         g_autofree char *runtime = g_strdup_printf(USER_RUNTIME_DIR, (unsigned) uid);
-        _cleanup_close_ int dir_fd = -EBADF, systemd_fd = -EBADF;
+        _cleanup_close_ int dir_fd = -EBADF, systemd_fd = -EBADF, socket_fd = -EBADF;
         struct stat st;
 
         dir_fd = open(runtime, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -41,19 +42,40 @@ static int open_manager_dir(uid_t uid) {
                 return -errno;
         if (st.st_uid != uid)
                 return -EPERM;
-        if (fstatat(systemd_fd, "private", &st, AT_SYMLINK_NOFOLLOW) < 0)
+        socket_fd = openat(systemd_fd, "private", O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (socket_fd < 0)
+                return -errno;
+        if (fstat(socket_fd, &st) < 0)
                 return -errno;
         if (S_ISLNK(st.st_mode))
-                return -ELOOP;
+                return -ELOOP; /* O_PATH|O_NOFOLLOW opens the link itself */
         if (!S_ISSOCK(st.st_mode))
                 return -ENOTSOCK;
         if (st.st_uid != uid)
                 return -EPERM;
-        return TAKE_FD(systemd_fd);
+        return TAKE_FD(socket_fd);
+}
+
+/* A non-blocking stream connection to the socket inode socket_fd holds,
+ * by its /proc/self/fd name. A full backlog is EAGAIN, never a wait. */
+static int connect_manager_socket(int socket_fd) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        _cleanup_close_ int fd = -EBADF;
+        int n;
+
+        n = snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d", socket_fd);
+        if (n < 0 || (size_t) n >= sizeof(sa.sun_path))
+                return -EINVAL;
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0)
+                return -errno;
+        if (connect(fd, (const struct sockaddr *) &sa, sizeof(sa)) < 0)
+                return -errno;
+        return TAKE_FD(fd);
 }
 
 bool user_manager_runs(uid_t uid) {
-        _cleanup_close_ int fd = open_manager_dir(uid);
+        _cleanup_close_ int fd = open_manager_socket(uid);
         return fd >= 0;
 }
 
@@ -77,13 +99,10 @@ static pid_t user_manager_main_pid(Manager *m, uid_t uid) {
  * MainPID of user@UID.service (alive, so its pid is not reused). Anything
  * else (PID 1 through a symlink, another user's manager, a server of the
  * user's own) is refused. */
-static int check_peer(SystemdLink *l, sd_bus *bus) {
+static int check_peer(SystemdLink *l, int fd) {
         struct ucred cred = {};
         socklen_t n = sizeof(cred);
-        int fd = sd_bus_get_fd(bus);
 
-        if (fd < 0)
-                return fd;
         if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &n) < 0)
                 return -errno;
         pid_t main_pid = user_manager_main_pid(l->manager, l->uid);
@@ -148,31 +167,35 @@ static int user_link_connect(SystemdLink *l) {
         Manager *m = l->manager;
         g_autoptr(sd_bus) bus = NULL;
         g_autofree char *path = g_strdup_printf(USER_MANAGER_SOCKET, (unsigned) l->uid);
-        g_autofree char *address = NULL;
-        _cleanup_close_ int dir_fd = -EBADF;
+        _cleanup_close_ int socket_fd = -EBADF, fd = -EBADF;
         int r;
 
         /* As systemctl does for the user's manager: a direct connection,
          * no bus daemon and no Hello. The manager takes root there. The
-         * socket by its directory's descriptor, checked on the way. */
-        r = dir_fd = open_manager_dir(l->uid);
+         * socket checked on the way and connected to by its inode; its
+         * peer checked before a byte is sent (sd-bus would start with
+         * its authentication). */
+        r = socket_fd = open_manager_socket(l->uid);
+        if (r >= 0)
+                r = fd = connect_manager_socket(socket_fd);
+        if (r < 0)
+                return log_full_errno(l->reconnect_attempt == 0 ? LOG_WARNING : LOG_DEBUG, r,
+                                      "Failed to connect to the systemd of uid %u at %s: %m", (unsigned) l->uid, path);
+        r = check_peer(l, fd);
+        if (r < 0)
+                return r;
+        r = sd_bus_new(&bus);
+        if (r >= 0)
+                r = sd_bus_set_fd(bus, fd, fd);
         if (r >= 0) {
-                address = g_strdup_printf("unix:path=/proc/self/fd/%d/private", dir_fd);
-                r = sd_bus_new(&bus);
-        }
-        if (r >= 0)
-                r = sd_bus_set_address(bus, address);
-        if (r >= 0)
+                TAKE_FD(fd); /* the bus's now */
                 r = sd_bus_set_bus_client(bus, false);
+        }
         if (r >= 0)
                 r = sd_bus_start(bus);
         if (r < 0)
                 return log_full_errno(l->reconnect_attempt == 0 ? LOG_WARNING : LOG_DEBUG, r,
                                       "Failed to connect to the systemd of uid %u at %s: %m", (unsigned) l->uid, path);
-        /* Before anything is asked or taken from it. */
-        r = check_peer(l, bus);
-        if (r < 0)
-                return r;
         r = sd_bus_attach_event(bus, m->event, SD_EVENT_PRIORITY_NORMAL);
         if (r >= 0)
                 r = sd_bus_match_signal(bus, NULL, NULL, "/org/freedesktop/DBus/Local", "org.freedesktop.DBus.Local",
