@@ -487,6 +487,15 @@ static int method_assign_common(sd_bus_message *msg, Manager *m, sd_bus_error *e
                         v = SELF_ASSIGN_ALLOWED;
                 if (v != SELF_ASSIGN_ALLOWED)
                         return refuse_self_assign(v, &req, assign, arg, cgroup, group, error);
+                /* A name costs nothing to make up: without this, each uid
+                 * (a user's subordinate uids too, 65536 of them) could
+                 * hold its quota of entries for units that never run. */
+                if (assign && req.target_kind == TARGET_ARGUMENT_USER_UNIT && req.owner_known &&
+                    !g_hash_table_contains(m->user_links, GUINT_TO_POINTER(req.owner)))
+                        return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
+                                                 "%s: no systemd of uid %" PRIu32 " runs; a user assigns the units "
+                                                 "of their own systemd while it runs.",
+                                                 arg, (uint32_t) req.owner);
                 if (assign && manager_count_runtime_entries(m, uid) >= SELF_ASSIGN_MAX_ENTRIES)
                         return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
                                                  "Cannot assign %s to group '%s': uid %" PRIu32
