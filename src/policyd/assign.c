@@ -87,41 +87,26 @@ int manager_cgroup_owner(Manager *m, const char *cgroup, uid_t *ret) {
 
 /* The unit of PID 1 whose cgroup is cgroup: any subject there that is no
  * user manager's (one of those may claim any path it likes). */
-static bool at_or_above(const char *ancestor, const char *cgroup) {
-        size_t n = strlen(ancestor);
-        return strncmp(cgroup, ancestor, n) == 0 && (cgroup[n] == '\0' || cgroup[n] == '/');
-}
-
-/* delegation_place()'s rule, in one pass over the units: the nearest unit
- * of the system manager at or above cgroup, slices aside, is the deepest
- * one whose cgroup is a prefix of it. A caller names the cgroup, as deep as
- * cgroup_path_validate() lets it be (2000 components), and a refused call
- * costs no rate-limit token: a walk up with a look-up at each level cost
- * 18 ms a call with 1000 units (issue 23's review). */
-DelegationPlace manager_delegation_place(Manager *m, const char *path, const char **ret_unit) {
-        g_autofree char *cgroup = g_strdup(path);
-        const Subject *nearest = NULL;
-        GHashTableIter it;
+/* delegation_place()'s units: PID 1's, with a cgroup, from the subjects. */
+static bool next_system_unit(void *iter, const char **ret_unit, const char **ret_cgroup) {
         gpointer value;
 
-        /* As delegation_place(): a user manager's -.slice is reported as its
-         * cgroup with a "/" at the end. */
-        for (size_t n = strlen(cgroup); n > 1 && cgroup[n - 1] == '/';)
-                cgroup[--n] = '\0';
+        while (g_hash_table_iter_next(iter, NULL, &value)) {
+                const Subject *s = value;
+                if (!s->unit || s->user_unit || !s->cgroup)
+                        continue;
+                *ret_unit = s->unit;
+                *ret_cgroup = s->cgroup;
+                return true;
+        }
+        return false;
+}
+
+DelegationPlace manager_delegation_place(Manager *m, const char *path, const char **ret_unit) {
+        GHashTableIter it;
 
         g_hash_table_iter_init(&it, m->subjects);
-        while (g_hash_table_iter_next(&it, NULL, &value)) {
-                const Subject *s = value;
-                if (!s->unit || s->user_unit || !s->cgroup || g_str_has_suffix(s->unit, ".slice"))
-                        continue;
-                if (at_or_above(s->cgroup, cgroup) && (!nearest || strlen(s->cgroup) > strlen(nearest->cgroup)))
-                        nearest = s;
-        }
-        if (ret_unit)
-                *ret_unit = nearest ? nearest->unit : NULL;
-        if (!nearest)
-                return DELEGATION_OUTSIDE;
-        return streq(nearest->cgroup, cgroup) ? DELEGATION_ROOT : DELEGATION_BELOW;
+        return delegation_place(path, next_system_unit, &it, ret_unit);
 }
 
 static void add_applying(GPtrArray *out, GHashTable *table, const char *key, bool system_unit, bool owner_known,

@@ -8,29 +8,31 @@
 #include "target-argument.h"
 #include "util.h"
 
-DelegationPlace delegation_place(const char *cgroup, SystemUnitLookup lookup, void *userdata, const char **ret_unit) {
-        g_autofree char *p = g_strdup(cgroup);
-        size_t n = strlen(p);
-        bool self = true;
+static bool at_or_above(const char *ancestor, const char *cgroup) {
+        size_t n = strlen(ancestor);
+        return strncmp(cgroup, ancestor, n) == 0 && (cgroup[n] == '\0' || cgroup[n] == '/');
+}
 
-        while (n > 1 && p[n - 1] == '/')
-                p[--n] = '\0';
-        for (;;) {
-                const char *unit = lookup(p, userdata);
-                if (unit && !g_str_has_suffix(unit, ".slice")) {
-                        if (ret_unit)
-                                *ret_unit = unit;
-                        return self ? DELEGATION_ROOT : DELEGATION_BELOW;
+DelegationPlace delegation_place(const char *path, SystemUnitNext next, void *iter, const char **ret_unit) {
+        g_autofree char *cgroup = g_strdup(path);
+        const char *nearest = NULL, *nearest_cgroup = NULL, *unit, *unit_cgroup;
+
+        /* A user manager's -.slice is reported as its cgroup with a "/" at the end. */
+        for (size_t n = strlen(cgroup); n > 1 && cgroup[n - 1] == '/';)
+                cgroup[--n] = '\0';
+        while (next(iter, &unit, &unit_cgroup)) {
+                if (!unit || !unit_cgroup || g_str_has_suffix(unit, ".slice"))
+                        continue;
+                if (at_or_above(unit_cgroup, cgroup) && (!nearest || strlen(unit_cgroup) > strlen(nearest_cgroup))) {
+                        nearest = unit;
+                        nearest_cgroup = unit_cgroup;
                 }
-                char *slash = strrchr(p, '/');
-                if (!slash || slash == p)
-                        break; /* the root itself is -.slice's */
-                *slash = '\0';
-                self = false;
         }
         if (ret_unit)
-                *ret_unit = NULL;
-        return DELEGATION_OUTSIDE;
+                *ret_unit = nearest;
+        if (!nearest)
+                return DELEGATION_OUTSIDE;
+        return streq(nearest_cgroup, cgroup) ? DELEGATION_ROOT : DELEGATION_BELOW;
 }
 
 /* Only what lies strictly below a system unit's cgroup is a user's; an

@@ -21,15 +21,18 @@ typedef enum DelegationPlace {
         _DELEGATION_PLACE_MAX,
 } DelegationPlace;
 
-/* The system unit (of PID 1, not of a user's manager) whose cgroup is
- * cgroup, or NULL: policyd's unit table, or a test's. */
-typedef const char *(*SystemUnitLookup)(const char *cgroup, void *userdata);
+/* The next unit of the system manager (PID 1's, not a user manager's) that
+ * policyd knows, any type, and its cgroup, both borrowed; false at the end.
+ * policyd's unit table, or a test's. */
+typedef bool (*SystemUnitNext)(void *iter, const char **ret_unit, const char **ret_cgroup);
 
 /* The place of cgroup (a path below the root, "/" the root itself): the
  * nearest of it and its ancestors that is a system unit's cgroup decides,
- * slices skipped (they hold no processes, and systemd delegates none).
- * *ret_unit (when not NULL) is that unit, borrowed from lookup, or NULL. */
-DelegationPlace delegation_place(const char *cgroup, SystemUnitLookup lookup, void *userdata, const char **ret_unit);
+ * slices skipped (they hold no processes, and systemd delegates none): the
+ * deepest unit cgroup at or above it, in one pass over the units (a caller
+ * names cgroup, up to 2000 components deep: no walk up with a look-up at
+ * each level). *ret_unit (when not NULL) is that unit, borrowed, or NULL. */
+DelegationPlace delegation_place(const char *cgroup, SystemUnitNext next, void *iter, const char **ret_unit);
 
 /* How many runtime assignments and exclusions one user may hold at once:
  * they are kept in memory and under /run, and a user could otherwise make

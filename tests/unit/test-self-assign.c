@@ -140,23 +140,27 @@ static void test_check(void) {
 }
 
 /* A system manager's units, as policyd's table knows them. */
-static const char *fake_lookup(const char *cgroup, void *userdata) {
-        static const char *const units[][2] = {
-                { "/", "-.slice" },
-                { "/init.scope", "init.scope" },
-                { "/system.slice", "system.slice" },
-                { "/system.slice/cron.service", "cron.service" },
-                { "/system.slice/build.service", "build.service" }, /* Delegate=yes, User=builder */
-                { "/user.slice", "user.slice" },
-                { "/user.slice/user-1000.slice", "user-1000.slice" },
-                { "/user.slice/user-1000.slice/user@1000.service", "user@1000.service" },
-                { "/user.slice/user-1000.slice/session-2.scope", "session-2.scope" },
-        };
-        (void) userdata;
-        for (size_t i = 0; i < G_N_ELEMENTS(units); i++)
-                if (g_str_equal(units[i][0], cgroup))
-                        return units[i][1];
-        return NULL;
+static const char *const fake_units[][2] = {
+        { "/", "-.slice" },
+        { "/init.scope", "init.scope" },
+        { "/system.slice", "system.slice" },
+        { "/system.slice/cron.service", "cron.service" },
+        { "/system.slice/build.service", "build.service" }, /* Delegate=yes, User=builder */
+        { "/user.slice", "user.slice" },
+        { "/user.slice/user-1000.slice", "user-1000.slice" },
+        { "/user.slice/user-1000.slice/user@1000.service", "user@1000.service" },
+        { "/user.slice/user-1000.slice/session-2.scope", "session-2.scope" },
+};
+
+/* delegation_place()'s iterator over fake_units: the index of the next. */
+static bool fake_next(void *iter, const char **ret_unit, const char **ret_cgroup) {
+        size_t *i = iter;
+        if (*i >= G_N_ELEMENTS(fake_units))
+                return false;
+        *ret_cgroup = fake_units[*i][0];
+        *ret_unit = fake_units[*i][1];
+        (*i)++;
+        return true;
 }
 
 static void test_place(void) {
@@ -191,7 +195,8 @@ static void test_place(void) {
 
         for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
                 const char *unit = "unset";
-                DelegationPlace got = delegation_place(cases[i].cgroup, fake_lookup, NULL, &unit);
+                size_t iter = 0;
+                DelegationPlace got = delegation_place(cases[i].cgroup, fake_next, &iter, &unit);
                 if (got != cases[i].want || g_strcmp0(unit, cases[i].unit) != 0)
                         g_error("%s: want place %d (%s), got %d (%s)", cases[i].cgroup, cases[i].want,
                                 cases[i].unit ? cases[i].unit : "no unit", got, unit ? unit : "no unit");
