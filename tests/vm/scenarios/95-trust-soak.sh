@@ -8,18 +8,28 @@
 # root service and another user's service, both in a group root assigned,
 # must keep exactly their values (the group's attributes, memory.swap.high,
 # MemorySwapMax), no setuid process may get KSM, and policyd must keep
-# answering. Prints what the flood cost PID 1 and policyd.
+# answering. Each round also races an exec of a setuid-root copy of
+# pg-exec-race against the injection policyd asks for in the user's own
+# KSM scope (95-trust-exec-race's attack, through policyd): the root-owned
+# canary file must never appear. Prints what the flood cost PID 1 and
+# policyd. (The fake manager and /run full have scenarios of their own:
+# each needs the user's socket swapped, or /run filled, before policyd
+# starts.)
 set -euo pipefail
 . "$SCENARIO_DIR/lib.sh"
 . "$SCENARIO_DIR/policyd-lib.sh"
 pgt_setup
 suid=/usr/local/bin/pgt-soak-suid
+race=/usr/local/bin/pg-exec-race
+race_suid=/usr/local/libexec/pg-exec-race-suid
+pwned=/run/pg-exec-race-pwned
 soak_cleanup() {
         systemctl stop pgt-soak-other.service 2>/dev/null || true
         pkill -x pgt-soak-suid 2>/dev/null || true
+        pkill -KILL -f "$race attack" 2>/dev/null || true
         test_user_cleanup
         pgt_cleanup
-        rm -f "$suid"
+        rm -f "$suid" "$race_suid" "$pwned"
         userdel pgsoakv 2>/dev/null || true
 }
 trap soak_cleanup EXIT
@@ -28,6 +38,10 @@ soak_seconds=${POLICYGROUPS_SOAK_SECONDS:-60}
 pgt_policy pgt-soak-root '[PolicyGroup]\n[Swap]\nSwapHigh=8M\n[Attributes]\nXAttr=user.pgt.soak=root\n'
 pgt_policy pgt-soak-self '[PolicyGroup]\nAllowSelfAssign=yes\nApplyToRunning=yes\n[Memory]\nKSM=yes\n[Attributes]\nXAttr=user.pgt.self=1\n'
 install -o root -g root -m 4755 /usr/bin/sleep "$suid"
+[[ -x $race ]] || fail "$race is missing: tests/vm/run ships it from BUILDDIR/tests/vm"
+mkdir -p /usr/local/libexec
+install -o root -g root -m 4755 "$race" "$race_suid"
+rm -f "$pwned"
 id pgsoakv >/dev/null 2>&1 || useradd --system --no-create-home pgsoakv
 
 # The victims: root's service, and another user's.
@@ -102,7 +116,14 @@ while (( SECONDS - start < soak_seconds )); do
                 "$suid" "100$rounds" </dev/null >/dev/null 2>&1 &
         sleep 1
         test_user_run policyctl --user assign "app-pgtsoak-$rounds.scope" pgt-soak-self >/dev/null 2>&1 || true
-        tried=$((tried + 4 + 1 + 1 + 10 + 2))
+        # 5. The exec race, in a scope of the user's that they assign to KSM.
+        # The last round's attacker had its round to be injected: it goes.
+        pkill -KILL -f "$race attack" 2>/dev/null || true
+        test_user_run systemd-run --user --scope --slice=app.slice --unit="app-pgtsoak-race-$rounds.scope" \
+                --quiet "$race" attack "$race_suid" 300 100 </dev/null >/dev/null 2>&1 &
+        sleep 0.5
+        test_user_run policyctl --user assign "app-pgtsoak-race-$rounds.scope" pgt-soak-self >/dev/null 2>&1 || true
+        tried=$((tried + 4 + 1 + 1 + 10 + 2 + 1))
 
         # The victims, every round.
         timeout 60 policyctl status >/dev/null || fail "round $rounds: policyd does not answer"
@@ -114,6 +135,7 @@ $(diff <(echo "$want") <(echo "$now"))"
                         fail "round $rounds: the setuid-root PID $p got KSM"
                 fi
         done
+        [[ ! -e $pwned ]] || fail "round $rounds: the setuid-root image ran at the attacker's RIP: $(stat -c '%U %n' "$pwned")"
         size=$(du -sb /run/policyd | cut -f1)
         (( size > run_max )) && run_max=$size
 done
@@ -124,6 +146,10 @@ for p in $(pgrep -x pgt-soak-suid); do
                 fail "the setuid-root PID $p got KSM"
         fi
 done
+pkill -KILL -f "$race attack" 2>/dev/null || true
+[[ ! -e $pwned ]] || fail "the setuid-root image ran at the attacker's RIP: $(stat -c '%U %n' "$pwned")"
+races=$(policyd_log | grep -c "app-pgtsoak-race-.* joined group 'pgt-soak-self'" || true)
+echo "soak: the exec race ran in $rounds scopes, $races of them joined the KSM group; $pwned never appeared"
 now=$(state)
 [[ $now == "$want" ]] || fail "the attacks changed a victim: $(diff <(echo "$want") <(echo "$now"))"
 systemctl is-active --quiet policyd.service || fail "policyd is not running"
