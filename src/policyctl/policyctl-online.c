@@ -10,7 +10,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,7 +19,10 @@
 #include "bus-names.h"
 #include "bus-util.h"
 #include "json-writer.h"
+#include "policy-group.h"
+#include "policy-values.h"
 #include "policyctl-online.h"
+#include "policyctl-output.h"
 #include "target-argument.h"
 #include "unit-lookup.h"
 #include "util.h"
@@ -30,27 +32,6 @@
 #define ELLIPSIS "\u2026"
 
 /* ---- text output ---- */
-
-/* The width to fit tables in, or -1 for no limit: output that is not a
- * terminal goes to scripts and files, and is never cut. $COLUMNS wins over
- * the terminal's size, as in systemd's tools. */
-static int output_columns(void) {
-        struct winsize ws = {};
-        const char *e;
-
-        if (!isatty(STDOUT_FILENO))
-                return -1;
-        e = getenv("COLUMNS");
-        if (e) {
-                char *end;
-                long n = strtol(e, &end, 10);
-                if (*end == '\0' && n > 0 && n < 10000)
-                        return (int) n;
-        }
-        if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) >= 0 && ws.ws_col > 0)
-                return ws.ws_col;
-        return 80;
-}
 
 static int text_width(const char *s) {
         return (int) g_utf8_strlen(s, -1);
@@ -167,7 +148,7 @@ static void table_layout(Table *t, const TableCut *cuts, size_t n_cuts) {
         }
 }
 
-static void print_row(const Table *t, char marker, const char *const *cells) {
+static void print_row(const Table *t, char marker, const char *const *cells, bool header) {
         g_autoptr(GString) line = g_string_new(NULL);
         bool first = true;
 
@@ -193,7 +174,12 @@ static void print_row(const Table *t, char marker, const char *const *cells) {
         /* No trailing blanks. */
         while (line->len > 0 && line->str[line->len - 1] == ' ')
                 g_string_truncate(line, line->len - 1);
-        puts(line->str);
+        if (header)
+                printf("%s%s%s\n", ansi_underline(), line->str, ansi_normal());
+        else if (marker == '!')
+                printf("%s!%s%s\n", ansi_highlight_yellow(), ansi_normal(), line->str + 1);
+        else
+                puts(line->str);
 }
 
 static void table_print(const Table *t) {
@@ -201,9 +187,10 @@ static void table_print(const Table *t) {
 
         for (size_t c = 0; c < t->n_columns; c++)
                 headers[c] = t->columns[c].header;
-        print_row(t, ' ', headers);
+        if (!arg_no_legend)
+                print_row(t, ' ', headers, true);
         for (guint row = 0; row < table_rows(t); row++)
-                print_row(t, t->markers->str[row], (const char *const *) t->cells->pdata + row * t->n_columns);
+                print_row(t, t->markers->str[row], (const char *const *) t->cells->pdata + row * t->n_columns, false);
 }
 
 static char *format_local_time(uint64_t usec) {
@@ -590,8 +577,8 @@ static void print_status_json(const DaemonState *s, const GPtrArray *groups) {
                 json_append_field(out, "file", g->file, false);
                 g_string_append_printf(out, ",\"members\":%u}", g->n_members);
         }
-        g_string_append(out, "]}\n");
-        fputs(out->str, stdout);
+        g_string_append(out, "]}");
+        json_print(out);
 }
 
 static void print_status_text(const DaemonState *s, const GPtrArray *groups) {
@@ -608,8 +595,10 @@ static void print_status_text(const DaemonState *s, const GPtrArray *groups) {
                                                 : "no");
         printf("      Groups: %" PRIu32 "\n", s->n_groups);
         printf("     Members: %" PRIu32 " %s\n", s->n_members, s->n_members == 1 ? "cgroup" : "cgroups");
-        printf("Config files: %" PRIu32 " %s, %" PRIu32 " %s%s\n", s->n_errors, s->n_errors == 1 ? "error" : "errors",
-               s->n_warnings, s->n_warnings == 1 ? "warning" : "warnings",
+        printf("Config files: %s%" PRIu32 " %s%s, %s%" PRIu32 " %s%s%s\n", s->n_errors > 0 ? ansi_highlight_red() : "",
+               s->n_errors, s->n_errors == 1 ? "error" : "errors", s->n_errors > 0 ? ansi_normal() : "",
+               s->n_warnings > 0 ? ansi_highlight_yellow() : "", s->n_warnings,
+               s->n_warnings == 1 ? "warning" : "warnings", s->n_warnings > 0 ? ansi_normal() : "",
                s->n_errors + s->n_warnings > 0 ? " (see: policyctl verify)" : "");
         if (s->processes)
                 printf("   Processes: %s\n", s->processes);
@@ -716,7 +705,8 @@ static void print_members_text(const GPtrArray *members) {
                               g_ptr_array_index(members, 3 * i + 2));
         table_layout(t, cuts, ELEMENTSOF(cuts));
         table_print(t);
-        printf("\n%u %s.\n", n, n == 1 ? "member" : "members");
+        if (!arg_no_legend)
+                printf("\n%u %s.\n", n, n == 1 ? "member" : "members");
 }
 
 int verb_show(int argc, char **argv) {
@@ -774,8 +764,8 @@ int verb_show(int argc, char **argv) {
                         json_append_field(out, "source", g_ptr_array_index(members, 3 * i + 2), false);
                         g_string_append_c(out, '}');
                 }
-                g_string_append(out, "]}\n");
-                fputs(out->str, stdout);
+                g_string_append(out, "]}");
+                json_print(out);
                 return EXIT_OK;
         }
 
@@ -878,8 +868,11 @@ static void append_processes_json(GString *out, const GPtrArray *processes) {
         g_string_append(out, ",\"processes\":[");
         for (guint i = 0; i < processes->len / _PROCESS_FIELDS; i++) {
                 g_string_append(out, i > 0 ? ",{" : "{");
-                for (size_t f = 0; f < _PROCESS_FIELDS; f++)
-                        json_append_field(out, keys[f], g_ptr_array_index(processes, _PROCESS_FIELDS * i + f), f == 0);
+                /* The PID a number, the rest strings. */
+                g_string_append_printf(out, "\"pid\":%s",
+                                       (const char *) g_ptr_array_index(processes, _PROCESS_FIELDS * i + PROCESS_PID));
+                for (size_t f = PROCESS_PID + 1; f < _PROCESS_FIELDS; f++)
+                        json_append_field(out, keys[f], g_ptr_array_index(processes, _PROCESS_FIELDS * i + f), false);
                 g_string_append_c(out, '}');
         }
         g_string_append_c(out, ']');
@@ -909,13 +902,79 @@ static char *unit_manager_description(const char *unit) {
                   : g_strdup_printf("user@%u.service (the systemd of uid %u)", (unsigned) uid, (unsigned) uid);
 }
 
+/* "SwapMax (memory.swap.max)": policyd's name of a knob and the file or
+ * property it goes through. Returns the knob, and the target or NULL. */
+static char *split_knob_name(const char *name, char **ret_target) {
+        const char *open = strstr(name, " (");
+        size_t n = strlen(name);
+
+        *ret_target = NULL;
+        if (!open || n < 2 || name[n - 1] != ')' || strchr(open + 2, '(') || strchr(name, ' ') != open)
+                return g_strdup(name);
+        *ret_target = g_strndup(open + 2, name + n - 1 - (open + 2));
+        return g_strndup(name, open - name);
+}
+
+/* A size as policy files write it ("64M"), in bytes; null for "max",
+ * "infinity", a percentage, or nothing. */
+static void json_append_bytes(GString *out, const char *value) {
+        uint64_t bytes;
+
+        if (!isempty(value) && parse_size(value, &bytes, NULL) >= 0)
+                g_string_append_printf(out, "%" PRIu64, bytes);
+        else
+                g_string_append(out, "null");
+}
+
+/* One row of Explain as data: the text's compound cells ("SwapMax
+ * (memory.swap.max)", "50% (2G)", "file:line") in fields of their own, and
+ * sizes in bytes as numbers. */
+static void append_knob_json(GString *out, const char *const *k) {
+        g_autofree char *target = NULL;
+        g_autofree char *knob = split_knob_name(k[KNOB_NAME], &target);
+        int known = (int) knob_from_string(knob);
+        bool memory = known >= 0 && knob_type((Knob) known) == KNOB_TYPE_MEMORY_LIMIT;
+        g_autofree char *requested = g_strdup(k[KNOB_REQUESTED]);
+        const char *came_to = NULL;
+
+        /* policyd writes "50% (2G)": the percentage, and what it came to. */
+        char *open = memory ? strstr(requested, " (") : NULL;
+        if (open && g_str_has_suffix(open, ")")) {
+                *open = '\0';
+                open[strlen(open + 1)] = '\0';
+                came_to = open + 2;
+        }
+
+        json_append_field(out, "knob", knob, true);
+        json_append_field(out, "target", target ? target : knob, false);
+        json_append_field(out, "requested", requested, false);
+        if (memory) {
+                g_string_append(out, ",\"requested_bytes\":");
+                json_append_bytes(out, came_to ? came_to : requested);
+        }
+        json_append_field(out, "effective", k[KNOB_EFFECTIVE], false);
+        if (memory) {
+                g_string_append(out, ",\"effective_bytes\":");
+                json_append_bytes(out, k[KNOB_EFFECTIVE]);
+        }
+        json_append_field(out, "backend", k[KNOB_BACKEND], false);
+        json_append_field(out, "group", k[KNOB_GROUP], false);
+
+        const char *source = k[KNOB_SOURCE], *colon = source ? strrchr(source, ':') : NULL;
+        g_autofree char *file = NULL;
+        if (colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1)) {
+                file = g_strndup(source, colon - source);
+                json_append_field(out, "file", file, false);
+                g_string_append_printf(out, ",\"line\":%s", colon + 1);
+        } else {
+                json_append_field(out, "file", source, false);
+                g_string_append(out, ",\"line\":null");
+        }
+        json_append_field(out, "note", k[KNOB_NOTE], false);
+}
+
 static void print_explain_json(const char *unit, const char *cgroup, const GPtrArray *groups,
                                const GPtrArray *knobs, const GPtrArray *processes) {
-        static const char *const keys[_KNOB_FIELDS] = {
-                [KNOB_NAME] = "knob",       [KNOB_REQUESTED] = "requested", [KNOB_EFFECTIVE] = "effective",
-                [KNOB_BACKEND] = "backend", [KNOB_GROUP] = "group",         [KNOB_SOURCE] = "source",
-                [KNOB_NOTE] = "note",
-        };
         g_autoptr(GString) out = g_string_new("{");
 
         g_autofree char *manager = unit_manager_name(unit);
@@ -932,14 +991,13 @@ static void print_explain_json(const char *unit, const char *cgroup, const GPtrA
         g_string_append(out, "],\"knobs\":[");
         for (guint i = 0; i < knobs->len / _KNOB_FIELDS; i++) {
                 g_string_append(out, i > 0 ? ",{" : "{");
-                for (size_t f = 0; f < _KNOB_FIELDS; f++)
-                        json_append_field(out, keys[f], g_ptr_array_index(knobs, _KNOB_FIELDS * i + f), f == 0);
+                append_knob_json(out, (const char *const *) knobs->pdata + _KNOB_FIELDS * i);
                 g_string_append_c(out, '}');
         }
         g_string_append_c(out, ']');
         append_processes_json(out, processes);
-        g_string_append(out, "}\n");
-        fputs(out->str, stdout);
+        g_string_append_c(out, '}');
+        json_print(out);
 }
 
 static void print_explain_text(const char *unit, const char *cgroup, const GPtrArray *groups,
@@ -994,7 +1052,7 @@ static void print_explain_text(const char *unit, const char *cgroup, const GPtrA
                                 printf("%c %s: %s\n", t->markers->str[i], k[KNOB_NAME], k[KNOB_NOTE]);
                 }
         }
-        if (any_cap)
+        if (any_cap && !arg_no_legend)
                 printf("\n! A parent cgroup caps the requested value: the kernel enforces the lower one.\n");
         print_processes_text(processes);
 }

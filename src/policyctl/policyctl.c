@@ -17,6 +17,7 @@
 #include "json-writer.h"
 #include "policy-load.h"
 #include "policyctl-online.h"
+#include "policyctl-output.h"
 #include "util.h"
 
 static const char *arg_root = NULL;
@@ -25,7 +26,7 @@ bool arg_daemon_reload = false;
 bool arg_user = false;
 
 static void help(void) {
-        printf("policyctl [OPTIONS...] COMMAND ...\n\n"
+        printf("policyctl [OPTIONS...] [COMMAND] ...\n\n"
                "Inspect policy groups, and query and control policyd.\n\n"
                "Offline commands (read the policy files directly):\n"
                "  verify [PATH...]        Check policy files and print every diagnostic\n"
@@ -36,7 +37,7 @@ static void help(void) {
                "                          line, and where systemd would refuse it\n\n"
                "Online commands (ask the running policyd over the system bus):\n"
                "  status                  Show policyd's state and the groups with their\n"
-               "                          member counts\n"
+               "                          member counts (the default command)\n"
                "  show GROUP              Show a group's settings and its members\n"
                "  explain UNIT|CGROUP|PID Show a cgroup's groups, and for each knob the\n"
                "                          requested and the effective value and where they\n"
@@ -54,8 +55,12 @@ static void help(void) {
                "  -h --help               Show this help\n"
                "     --version            Show the version\n"
                "     --root=DIR           Read configuration below DIR (offline commands only)\n"
-               "     --json               Print JSON; assign, unassign and reload then print\n"
-               "                          nothing on success\n"
+               "     --no-pager           Do not pipe the output into a pager\n"
+               "     --no-legend          Do not print column headers, footers and hints\n"
+               "     --json=pretty|short|off\n"
+               "                          Print JSON, indented or on one line (--json is\n"
+               "                          --json=short); assign, unassign and reload then\n"
+               "                          print nothing on success\n"
                "     --daemon-reload      With reload: then have systemd reload too, so that\n"
                "                          policyd-generator's drop-ins follow the groups\n"
                "     --user               With assign, unassign and explain: a unit name is\n"
@@ -82,10 +87,19 @@ static char *path_for_argument(const char *path) {
         return p;
 }
 
+/* On stdout, errors in red and warnings in yellow when colours are on;
+ * stderr stays plain. */
 static void print_diagnostics(const Diagnostics *d, FILE *f) {
         for (guint i = 0; i < d->items->len; i++) {
-                g_autofree char *line = diagnostic_format(g_ptr_array_index(d->items, i));
-                fprintf(f, "%s\n", line);
+                const Diagnostic *diag = g_ptr_array_index(d->items, i);
+                g_autofree char *line = diagnostic_format(diag);
+                const char *on = "";
+
+                if (f == stdout && diag->severity == DIAGNOSTIC_ERROR)
+                        on = ansi_highlight_red();
+                else if (f == stdout && diag->severity == DIAGNOSTIC_WARNING)
+                        on = ansi_highlight_yellow();
+                fprintf(f, "%s%s%s\n", on, line, *on ? ansi_normal() : "");
         }
 }
 
@@ -120,8 +134,8 @@ static void print_diagnostics_json(const Diagnostics *d) {
                         g_string_append_c(out, ',');
                 append_diagnostic_json(out, g_ptr_array_index(d->items, i), true);
         }
-        g_string_append(out, "]\n");
-        fputs(out->str, stdout);
+        g_string_append_c(out, ']');
+        json_print(out);
 }
 
 static void verify_directory(const char *dir, Diagnostics *diags) {
@@ -321,8 +335,8 @@ static int verb_parse(int argc, char **argv) {
                         parse_print_text(path, f, diags);
         }
         if (arg_json) {
-                g_string_append(json, "]\n");
-                fputs(json->str, stdout);
+                g_string_append_c(json, ']');
+                json_print(json);
         }
         return failed ? EXIT_ERRORS : EXIT_OK;
 }
@@ -479,21 +493,29 @@ static int verb_list(int argc, char **argv) {
                         json_append_string_array(out, (const char *const *) g->dropins->pdata, g->dropins->len);
                         g_string_append_c(out, '}');
                 }
-                g_string_append(out, "]\n");
-                fputs(out->str, stdout);
+                g_string_append_c(out, ']');
+                json_print(out);
                 return EXIT_OK;
         }
 
-        int wname = 5, wdesc = 11;
+        int wname = 5, wdesc = 11, wfile = 4, columns = output_columns();
         for (guint i = 0; i < names->len; i++) {
                 const PolicyGroup *g = policy_set_get(set, g_ptr_array_index(names, i));
                 wname = MAX(wname, (int) strlen(g->name));
                 wdesc = MAX(wdesc, (int) g_utf8_strlen(strempty(g->description), -1));
+                wfile = MAX(wfile, (int) g_utf8_strlen(g->file, -1) + (g->dropins->len > 0 ? 12 : 0));
         }
         for (guint i = 0; i < set->masked->len; i++)
                 wname = MAX(wname, (int) strlen(g_ptr_array_index(set->masked, i)));
-        wdesc = MIN(wdesc, 50);
-        printf("%-*s %8s  %-*s  %s\n", wname, "GROUP", "PRIORITY", wdesc, "DESCRIPTION", "FILE");
+        /* Piped, nothing is cut. On a terminal, the description gives way
+         * (down to its header's width) so that the line fits. */
+        if (columns > 0) {
+                int room = columns - (wname + 1 + 8 + 2 + 2 + wfile);
+                wdesc = MIN(wdesc, MAX(11, room));
+        }
+        if (!arg_no_legend)
+                printf("%s%-*s %8s  %-*s  %s%s\n", ansi_underline(), wname, "GROUP", "PRIORITY", wdesc, "DESCRIPTION",
+                       "FILE", ansi_normal());
         for (guint i = 0; i < names->len; i++) {
                 const PolicyGroup *g = policy_set_get(set, g_ptr_array_index(names, i));
                 g_autofree char *desc = cell(g->description ? g->description : "-", wdesc);
@@ -503,10 +525,13 @@ static int verb_list(int argc, char **argv) {
         for (guint i = 0; i < set->masked->len; i++)
                 printf("%-*s %8s  %-*s  %s\n", wname, (const char *) g_ptr_array_index(set->masked, i), "-", wdesc,
                        "(masked)", "-");
+        if (arg_no_legend)
+                return EXIT_OK;
+        guint n = policy_set_size(set);
+        printf("\n%u %s listed", n, n == 1 ? "group" : "groups");
         if (set->masked->len > 0)
-                printf("\n%u groups listed, %u masked.\n", policy_set_size(set), set->masked->len);
-        else
-                printf("\n%u groups listed.\n", policy_set_size(set));
+                printf(", %u masked", set->masked->len);
+        printf(".\n");
         return EXIT_OK;
 }
 
@@ -514,28 +539,31 @@ typedef struct Verb {
         const char *name;
         int (*run)(int argc, char **argv);
         bool online; /* asks policyd, so --root makes no sense */
+        bool pager;  /* prints what may be long: through the pager on a terminal */
 } Verb;
 
 static const Verb verbs[] = {
-        { "verify", verb_verify, false },
-        { "cat-config", verb_cat_config, false },
-        { "list", verb_list, false },
-        { "parse", verb_parse, false },
-        { "status", verb_status, true },
-        { "show", verb_show, true },
-        { "explain", verb_explain, true },
-        { "assign", verb_assign, true },
-        { "unassign", verb_unassign, true },
-        { "reload", verb_reload, true },
-        { "exec", verb_exec, true },
+        { "verify", verb_verify, false, true },
+        { "cat-config", verb_cat_config, false, true },
+        { "list", verb_list, false, true },
+        { "parse", verb_parse, false, true },
+        { "status", verb_status, true, true },
+        { "show", verb_show, true, true },
+        { "explain", verb_explain, true, true },
+        { "assign", verb_assign, true, false },
+        { "unassign", verb_unassign, true, false },
+        { "reload", verb_reload, true, false },
+        { "exec", verb_exec, true, false },
 };
 
-enum { ARG_VERSION = 0x100, ARG_ROOT, ARG_JSON, ARG_DAEMON_RELOAD, ARG_USER };
+enum { ARG_VERSION = 0x100, ARG_ROOT, ARG_JSON, ARG_DAEMON_RELOAD, ARG_USER, ARG_NO_PAGER, ARG_NO_LEGEND };
 static const struct option options[] = {
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, ARG_VERSION },
         { "root", required_argument, NULL, ARG_ROOT },
-        { "json", no_argument, NULL, ARG_JSON },
+        { "json", optional_argument, NULL, ARG_JSON },
+        { "no-pager", no_argument, NULL, ARG_NO_PAGER },
+        { "no-legend", no_argument, NULL, ARG_NO_LEGEND },
         { "daemon-reload", no_argument, NULL, ARG_DAEMON_RELOAD },
         { "user", no_argument, NULL, ARG_USER },
         {},
@@ -561,7 +589,14 @@ done:
         return position;
 }
 
+static int run(int argc, char **argv);
+
 int main(int argc, char **argv) {
+        output_init();
+        return output_finish(run(argc, argv));
+}
+
+static int run(int argc, char **argv) {
         int c, exec_index = exec_verb_index(argc, argv);
 
         /* Only policyctl's options before "exec" are policyctl's. */
@@ -585,7 +620,27 @@ int main(int argc, char **argv) {
                         arg_root = optarg;
                         break;
                 case ARG_JSON:
-                        arg_json = true;
+                        /* As systemctl: --json alone is short. */
+                        if (!optarg || streq(optarg, "short")) {
+                                arg_json = true;
+                                arg_json_pretty = false;
+                        } else if (streq(optarg, "pretty"))
+                                arg_json = arg_json_pretty = true;
+                        else if (streq(optarg, "off"))
+                                arg_json = arg_json_pretty = false;
+                        else if (streq(optarg, "help")) {
+                                printf("short\npretty\noff\n");
+                                return EXIT_OK;
+                        } else {
+                                fprintf(stderr, "Unknown --json= value '%s': use short, pretty or off.\n", optarg);
+                                return EXIT_USAGE;
+                        }
+                        break;
+                case ARG_NO_PAGER:
+                        arg_no_pager = true;
+                        break;
+                case ARG_NO_LEGEND:
+                        arg_no_legend = true;
                         break;
                 case ARG_DAEMON_RELOAD:
                         arg_daemon_reload = true;
@@ -599,13 +654,17 @@ int main(int argc, char **argv) {
 
         if (exec_index > 0)
                 optind = exec_index;
+        /* As systemctl: no command is "status". */
+        const char *verb = optind < argc ? argv[optind] : "status";
+        char *status_argv[] = { (char *) "status", NULL };
         if (optind >= argc) {
-                fprintf(stderr, "No command given. See 'policyctl --help'.\n");
-                return EXIT_USAGE;
+                argc = 1;
+                argv = status_argv;
+                optind = 0;
         }
 
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++) {
-                if (!streq(argv[optind], verbs[i].name))
+                if (!streq(verb, verbs[i].name))
                         continue;
                 if (arg_daemon_reload && !streq(verbs[i].name, "reload")) {
                         fprintf(stderr, "--daemon-reload goes with reload only.\n");
@@ -623,9 +682,11 @@ int main(int argc, char **argv) {
                                 verbs[i].name);
                         return EXIT_USAGE;
                 }
+                if (verbs[i].pager)
+                        pager_open();
                 return verbs[i].run(argc - optind, argv + optind);
         }
 
-        fprintf(stderr, "Unknown command '%s'. See 'policyctl --help'.\n", argv[optind]);
+        fprintf(stderr, "Unknown command '%s'. See 'policyctl --help'.\n", verb);
         return EXIT_USAGE;
 }

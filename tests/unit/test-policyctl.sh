@@ -62,7 +62,12 @@ put odd/readme.txt 'hello\n'
 expect_rc "verify of a non-policy file exits 1" 1 "$policyctl" verify "$tmp/odd/readme.txt"
 
 # --- usage errors exit 2
-expect_rc "no command exits 2" 2 "$policyctl"
+# As systemctl: no command is "status" (here without a bus to ask on).
+nobus="DBUS_SYSTEM_BUS_ADDRESS=unix:path=$tmp/no-bus"
+out=$(env "$nobus" "$policyctl" 2>&1); rc=$?
+want=$(env "$nobus" "$policyctl" status 2>&1)
+[ $rc = 3 ] && [ "$out" = "$want" ] && grep -q "Cannot connect to the system bus" <<< "$out" \
+        && ok "no command runs status" || not_ok "no command runs status" "exit $rc" "$out"
 expect_rc "unknown command exits 2" 2 "$policyctl" frobnicate
 expect_rc "unknown option exits 2" 2 "$policyctl" --frob list
 expect_rc "--root that is not a directory exits 2" 2 "$policyctl" --root "$tmp/none" list
@@ -90,7 +95,15 @@ bad "unknown command, in another case" 2 "Unknown command 'VERIFY'" VERIFY
 bad "empty command" 2 "Unknown command ''" ''
 bad "unknown short option" 2 "invalid option|unrecognized option" -x list
 bad "unknown option after the command" 2 "unrecognized option '--frob'" list --frob
-bad "--json alone is no command" 2 "No command given" --json
+out=$(env "$nobus" "$policyctl" --json 2>&1); rc=$?
+[ $rc = 3 ] && grep -q "Cannot connect to the system bus" <<< "$out" && ok "--json alone is status --json" \
+        || not_ok "--json alone is status --json" "exit $rc" "$out"
+bad "--json= with an unknown form" 2 "^Unknown --json= value 'yaml': use short, pretty or off\.$" --json=yaml list
+bad "--json's form goes after '=' only" 2 "^Unknown command 'pretty'" --json pretty list
+out=$("$policyctl" --json=help); rc=$?
+[ $rc = 0 ] && [ "$out" = "$(printf 'short\npretty\noff')" ] && ok "--json=help lists the forms" \
+        || not_ok "--json=help lists the forms" "exit $rc" "$out"
+bad "--no-pager takes no value" 2 "doesn't allow an argument" --no-pager=yes list
 bad "--root without a value" 2 "'--root' requires an argument" --root
 bad "--root= empty" 2 "--root= needs a directory" --root= list
 bad "--root naming a file" 2 "--root=$tmp/plain-file: not a directory" --root "$tmp/plain-file" list
@@ -210,6 +223,130 @@ assert missing["readable"] is False and missing["error"]["line"] is None, missin
 ' "$policyctl" "$tmp/parse/u.service" "$tmp/parse/bad.service"
 expect_rc "parse without a file is a usage error" 2 "$policyctl" parse
 expect_rc "--daemon-reload with another verb than reload is a usage error" 2 "$policyctl" --daemon-reload list
+
+# --- systemctl's output conventions
+o=$tmp/out
+put conv/usr/lib/policy.d/one.policy '[PolicyGroup]\nDescription=The one group, with a description that is longer than fifty characters and goes on\n'
+out=$("$policyctl" --root "$tmp/conv" list)
+grep -qx "1 group listed." <<< "$out" && ok "list says '1 group listed.'" || not_ok "list says '1 group listed.'" "$out"
+grep -qF "with a description that is longer than fifty characters and goes on " <<< "$out" && ! grep -q '…' <<< "$out" \
+        && ok "list into a pipe cuts no description" || not_ok "list into a pipe cuts no description" "$out"
+out=$("$policyctl" --root "$r" list 2> /dev/null)
+grep -qx "2 groups listed, 1 masked." <<< "$out" && ok "list says 'N groups listed, M masked.'" \
+        || not_ok "list says 'N groups listed, M masked.'" "$out"
+out=$("$policyctl" --root "$tmp/conv" --no-legend list)
+[ "$(wc -l <<< "$out")" = 1 ] && grep -q "^one " <<< "$out" && ok "list --no-legend prints the rows alone" \
+        || not_ok "list --no-legend prints the rows alone" "$out"
+
+for args in "list" "verify $tmp/bad/x.policy" "parse $tmp/parse/u.service $tmp/parse/bad.service"; do
+        # shellcheck disable=SC2086 # the arguments split on purpose
+        "$policyctl" --root "$r" --json=pretty $args > "$o" 2> /dev/null
+        python3 -m json.tool "$o" > /dev/null 2> "$tmp/err" && [ "$(wc -l < "$o")" -gt 1 ] \
+                && ok "--json=pretty $args is valid JSON on several lines" \
+                || not_ok "--json=pretty $args is valid JSON on several lines" "$(cat "$tmp/err")" "$(cat "$o")"
+        # shellcheck disable=SC2086
+        a=$("$policyctl" --root "$r" --json=pretty $args 2> /dev/null | python3 -c 'import json, sys; print(json.load(sys.stdin))')
+        # shellcheck disable=SC2086
+        b=$("$policyctl" --root "$r" --json $args 2> /dev/null | python3 -c 'import json, sys; print(json.load(sys.stdin))')
+        # shellcheck disable=SC2086
+        c=$("$policyctl" --root "$r" --json=short $args 2> /dev/null)
+        [ -n "$a" ] && [ "$a" = "$b" ] && [ "$(wc -l <<< "$c")" = 1 ] \
+                && ok "--json=pretty, --json and --json=short $args say the same; short on one line" \
+                || not_ok "--json=pretty, --json and --json=short $args say the same; short on one line" "$a" "$b" "$c"
+done
+out=$("$policyctl" --root "$tmp/conv" --json --json=off list)
+grep -qx "1 group listed." <<< "$out" && ok "--json=off is the text again" || not_ok "--json=off is the text again" "$out"
+
+# A file name that is not UTF-8: JSON text stays UTF-8.
+nonutf8=$tmp/$'\xff\xfe-latin1-\xe9'.policy
+printf '[PolicyGroup]\nNoSuchKey=1\n' > "$nonutf8"
+check "verify --json of a file whose name is not UTF-8 is valid JSON" python3 -c '
+import json, subprocess, sys
+out = subprocess.run([sys.argv[1], "--json=pretty", "verify", sys.argv[2]], capture_output=True).stdout
+d = json.loads(out.decode("utf-8"))
+assert d[0]["file"].endswith("\ufffd\ufffd-latin1-\ufffd.policy"), d
+assert d[0]["severity"] == "warning", d
+' "$policyctl" "$nonutf8"
+
+# A write error is a failure, said on stderr.
+for args in "list" "--json list" "verify $tmp/bad/x.policy"; do
+        # shellcheck disable=SC2086
+        "$policyctl" --root "$r" $args > /dev/full 2> "$tmp/err"; rc=$?
+        [ $rc = 1 ] && grep -q "^Failed to write the output: No space left on device$" "$tmp/err" \
+                && ok "$args > /dev/full exits 1 and says why" \
+                || not_ok "$args > /dev/full exits 1 and says why" "exit $rc" "$(cat "$tmp/err")"
+done
+
+# Colours: only on a terminal, never with NO_COLOR or SYSTEMD_COLORS=0.
+esc=$'\033['
+out=$("$policyctl" verify "$tmp/bad/x.policy")
+! grep -qF "$esc" <<< "$out" && ok "verify into a pipe has no colours" || not_ok "verify into a pipe has no colours" "$out"
+out=$(SYSTEMD_COLORS=1 "$policyctl" verify "$tmp/bad/x.policy")
+grep -qF "${esc}0;1;31m$tmp/bad/x.policy:2: error:" <<< "$out" && ok "SYSTEMD_COLORS=1 colours errors in red" \
+        || not_ok "SYSTEMD_COLORS=1 colours errors in red" "$out"
+out=$(NO_COLOR=1 SYSTEMD_COLORS=1 "$policyctl" verify "$tmp/bad/x.policy")
+! grep -qF "$esc" <<< "$out" && ok "NO_COLOR wins over SYSTEMD_COLORS" || not_ok "NO_COLOR wins over SYSTEMD_COLORS" "$out"
+if command -v script > /dev/null; then
+        on_tty() { script -qec "$1" /dev/null < /dev/null 2>&1 | tr -d '\r'; }
+        out=$(env -u NO_COLOR -u SYSTEMD_COLORS TERM=xterm bash -c "$(declare -f on_tty); on_tty '$policyctl --no-pager verify $tmp/bad/x.policy'")
+        grep -qF "${esc}0;1;31m" <<< "$out" && ok "verify on a terminal colours errors" \
+                || not_ok "verify on a terminal colours errors" "$out"
+        for var in NO_COLOR=1 NO_COLOR= SYSTEMD_COLORS=0 SYSTEMD_COLORS=no TERM=dumb; do
+                out=$(env TERM=xterm "$var" bash -c "$(declare -f on_tty); on_tty '$policyctl --no-pager verify $tmp/bad/x.policy'")
+                grep -q "x.policy:2: error:" <<< "$out" && ! grep -qF "$esc" <<< "$out" \
+                        && ok "verify on a terminal with $var has no colours" \
+                        || not_ok "verify on a terminal with $var has no colours" "$out"
+        done
+
+        # The pager: on a terminal only, $SYSTEMD_PAGER, then $PAGER, then less with LESS=FRSXMK.
+        pager="cat > $tmp/paged; echo \"LESS=\$LESS\" > $tmp/pager-env"
+        rm -f "$tmp/paged"
+        SYSTEMD_PAGER=$pager on_tty "$policyctl --root $tmp/conv list" > "$o"
+        grep -q "^one " "$tmp/paged" 2> /dev/null && ! grep -q "^one " "$o" \
+                && ok "on a terminal, list goes through \$SYSTEMD_PAGER" \
+                || not_ok "on a terminal, list goes through \$SYSTEMD_PAGER" "terminal: $(cat "$o")"
+        rm -f "$tmp/paged"
+        env -u SYSTEMD_PAGER PAGER="$pager" bash -c "$(declare -f on_tty); on_tty '$policyctl --root $tmp/conv list'" > "$o"
+        grep -q "^one " "$tmp/paged" 2> /dev/null && ok "without \$SYSTEMD_PAGER, \$PAGER is the pager" \
+                || not_ok "without \$SYSTEMD_PAGER, \$PAGER is the pager" "$(cat "$o")"
+        for how in "--no-pager" "SYSTEMD_PAGER=" "SYSTEMD_PAGER=cat" "piped"; do
+                rm -f "$tmp/paged"
+                case $how in
+                --no-pager) PAGER=$pager on_tty "$policyctl --no-pager --root $tmp/conv list" > "$o" ;;
+                piped) PAGER=$pager "$policyctl" --root "$tmp/conv" list > "$o" ;;
+                *) env PAGER="$pager" "$how" bash -c "$(declare -f on_tty); on_tty '$policyctl --root $tmp/conv list'" > "$o" ;;
+                esac
+                [ ! -e "$tmp/paged" ] && grep -q "^one " "$o" && ok "no pager with $how" \
+                        || not_ok "no pager with $how" "$(cat "$o")"
+        done
+        mkdir -p "$tmp/bin"
+        printf '#!/bin/sh\necho "LESS=$LESS" > %s/pager-env\nexec cat\n' "$tmp" > "$tmp/bin/less"
+        chmod +x "$tmp/bin/less"
+        rm -f "$tmp/pager-env"
+        env -u SYSTEMD_PAGER -u PAGER -u SYSTEMD_LESS PATH="$tmp/bin:$PATH" bash -c "$(declare -f on_tty); on_tty '$policyctl --root $tmp/conv list'" > "$o"
+        [ "$(cat "$tmp/pager-env" 2> /dev/null)" = "LESS=FRSXMK" ] && grep -q "^one " "$o" \
+                && ok "the default pager is less, with LESS=FRSXMK" \
+                || not_ok "the default pager is less, with LESS=FRSXMK" "$(cat "$tmp/pager-env" 2>&1)" "$(cat "$o")"
+
+        # A pager that quits early ends policyctl (SIGPIPE), and no error is made of it.
+        { echo '[PolicyGroup]'; for i in $(seq 20000); do echo "NoSuchKey$i=1"; done; } > "$tmp/many.policy"
+        start=$(date +%s)
+        SYSTEMD_PAGER="head -n 1 > /dev/null" timeout 20 script -qec "$policyctl verify $tmp/many.policy" /dev/null \
+                < /dev/null > "$o" 2>&1; rc=$?
+        [ $rc != 124 ] && ! grep -q "Failed to write" "$o" && [ $(($(date +%s) - start)) -lt 10 ] \
+                && ok "a pager that quits early ends policyctl quietly" \
+                || not_ok "a pager that quits early ends policyctl quietly" "exit $rc" "$(head -c 500 "$o")"
+
+        # On a terminal, list fits its width: the description gives way.
+        out=$(COLUMNS=100 on_tty "$policyctl --no-pager --root $tmp/conv list")
+        wide=$(python3 -c 'import re, sys
+for l in sys.stdin.read().split("\n"):
+    if len(re.sub("\x1b\\[[0-9;]*m", "", l)) > 100: print(l)' <<< "$out")
+        [ -z "$wide" ] && grep -q '…' <<< "$out" && ok "list on a 100-column terminal fits, cutting the description" \
+                || not_ok "list on a 100-column terminal fits, cutting the description" "$out"
+else
+        ok "colours, pager and width on a terminal # SKIP script(1) is not installed"
+fi
 
 echo "1..$n"
 [ $failures = 0 ]
