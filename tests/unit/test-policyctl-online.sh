@@ -96,7 +96,8 @@ done
 put() { mkdir -p "$(dirname "$1")"; printf '%b' "$2" > "$1"; chmod 0644 "$1"; }
 # KSM= is process-level: explain gives it a note that names policyd-generator.
 put /run/policy.d/alpha.policy '[PolicyGroup]\nDescription=Alpha test group\nPriority=100\n[Swap]\nSwapMax=1G\n[Memory]\nKSM=yes\n[Attributes]\nXAttr=user.test.class=alpha\n'
-put /run/policy.d/beta.policy '[PolicyGroup]\nDescription=Beta test group\nPriority=200\n[Attributes]\nXAttr=user.test.class=beta\n'
+# SwapHigh=50% is a share of the swap: explain shows what it came to.
+put /run/policy.d/beta.policy '[PolicyGroup]\nDescription=Beta test group\nPriority=200\n[Attributes]\nXAttr=user.test.class=beta\n[Swap]\nSwapHigh=50%\n'
 put /run/policy.d/beta.policy.d/10-local.conf '[PolicyGroup]\nPriority=250\n'
 # One error (the value is ignored) and one warning (the key is ignored).
 put /run/policy.d/odd.policy '[PolicyGroup]\nPriority=5000\nNoSuchKey=1\n'
@@ -173,6 +174,31 @@ grep -qE '^alpha +100 +0 +Alpha test group$' <<< "$out" && grep -qE '^beta +250 
         && ok "status lists each group with priority, members and description" \
         || not_ok "status lists each group with priority, members and description" "$out"
 
+# As systemctl: no command is status.
+a=$("$policyctl" 2>&1 | grep -v '^ Last reload:'); rc=$?
+b=$("$policyctl" status 2>&1 | grep -v '^ Last reload:')
+[ "$a" = "$b" ] && grep -qx "      Groups: 3" <<< "$a" && ok "no command is status" \
+        || not_ok "no command is status" "without a command:" "$a" "status:" "$b"
+out=$("$policyctl" --no-legend status)
+! grep -q '^GROUP' <<< "$out" && grep -qE '^alpha +100 +0 +Alpha test group$' <<< "$out" \
+        && ok "status --no-legend drops the table's header" || not_ok "status --no-legend drops the table's header" "$out"
+# --json=pretty is valid JSON, and a write error fails: policyctl ARGS…
+pretty_and_full() {
+        local args=$*
+        # shellcheck disable=SC2086 # the arguments split on purpose
+        "$policyctl" --json=pretty $args > "$tmp/pretty" 2>&1
+        python3 -m json.tool "$tmp/pretty" > /dev/null 2> "$tmp/err" && [ "$(wc -l < "$tmp/pretty")" -gt 1 ] \
+                && ok "--json=pretty $args is valid JSON on several lines" \
+                || not_ok "--json=pretty $args is valid JSON on several lines" "$(cat "$tmp/err")" "$(cat "$tmp/pretty")"
+        # shellcheck disable=SC2086
+        "$policyctl" $args > /dev/full 2> "$tmp/err"; rc=$?
+        [ $rc = 1 ] && grep -qx "Failed to write the output: No space left on device" "$tmp/err" \
+                && ok "$args > /dev/full exits 1 and says why" \
+                || not_ok "$args > /dev/full exits 1 and says why" "exit $rc" "$(cat "$tmp/err")"
+}
+pretty_and_full status
+pretty_and_full show beta
+
 check_json "status --json is one object with the daemon's state and the groups" '
 import time
 assert set(d) == {"version", "dry_run", "n_groups", "n_members", "config_errors", "config_warnings",
@@ -233,6 +259,10 @@ expect "assign of a cgroup that does not exist exits 1" 1 "^No cgroup /no/such/c
 out=$("$policyctl" show alpha 2>&1)
 grep -qE "^-  +$child +runtime$" <<< "$out" && grep -qx "1 member." <<< "$out" \
         && ok "show lists the assigned cgroup as a member" || not_ok "show lists the assigned cgroup as a member" "$out"
+out=$("$policyctl" --no-legend show alpha 2>&1)
+grep -qE "^-  +$child +runtime$" <<< "$out" && ! grep -q "member\.$" <<< "$out" && ! grep -q "^UNIT" <<< "$out" \
+        && ok "show --no-legend drops the members' header and count" \
+        || not_ok "show --no-legend drops the members' header and count" "$out"
 check_json "status counts the member" '
 assert d["n_members"] == 1, d
 assert {g["name"]: g["members"] for g in d["groups"]} == {"alpha": 1, "beta": 1, "odd": 0}, d["groups"]
@@ -244,6 +274,9 @@ out=$("$policyctl" explain "$child" 2>&1); rc=$?
         && grep -qx "Groups: alpha (runtime), beta (runtime)" <<< "$out" \
         && ok "explain names the unit, the cgroup and the groups with their source" \
         || not_ok "explain names the unit, the cgroup and the groups with their source" "exit $rc" "$out"
+out2=$("$policyctl" --no-legend explain "$child" 2>&1)
+! grep -q '^  KNOB' <<< "$out2" && grep -qE '^  user\.test\.class +beta +beta' <<< "$out2" \
+        && ok "explain --no-legend drops the table's header" || not_ok "explain --no-legend drops the table's header" "$out2"
 grep -qE '^  KNOB +REQUESTED +EFFECTIVE +BACKEND +GROUP +SOURCE +NOTE$' <<< "$out" \
         && grep -qE '^  user\.test\.class +beta +beta +xattr +beta +/run/policy\.d/beta\.policy:5 +-$' <<< "$out" \
         && ok "explain shows requested and effective side by side, with backend, group and file:line" \
@@ -254,11 +287,20 @@ assert d['processes'] == [], d['processes']
 assert d['unit'] is None and d['manager'] is None and d['cgroup'] == '$child', d
 assert d['groups'] == [{'group': 'alpha', 'source': 'runtime'}, {'group': 'beta', 'source': 'runtime'}], d['groups']
 for k in d['knobs']:
-    assert set(k) == {'knob', 'requested', 'effective', 'backend', 'group', 'source', 'note'}, k
+    assert {'knob', 'target', 'requested', 'effective', 'backend', 'group', 'file', 'line', 'note'} <= set(k), k
 x = [k for k in d['knobs'] if k['knob'] == 'user.test.class']
-assert x == [{'knob': 'user.test.class', 'requested': 'beta', 'effective': 'beta', 'backend': 'xattr',
-              'group': 'beta', 'source': '/run/policy.d/beta.policy:5', 'note': None}], x
+assert x == [{'knob': 'user.test.class', 'target': 'user.test.class', 'requested': 'beta', 'effective': 'beta',
+              'backend': 'xattr', 'group': 'beta', 'file': '/run/policy.d/beta.policy', 'line': 5, 'note': None}], x
+# No prose in the data: the knob apart from its file, sizes in bytes as numbers.
+x = [k for k in d['knobs'] if k['knob'] == 'SwapMax']
+assert len(x) == 1 and x[0]['target'] == 'memory.swap.max' and x[0]['requested'] == '1G', x
+assert x[0]['requested_bytes'] == 1 << 30 and x[0]['line'] == 5, x
+x = [k for k in d['knobs'] if k['knob'] == 'SwapHigh']
+assert len(x) == 1 and x[0]['requested'] == '50%' and type(x[0]['requested_bytes']) is int, x
+assert x[0]['effective_bytes'] is None or type(x[0]['effective_bytes']) is int, x
 " --json explain "$child"
+
+pretty_and_full explain "$child"
 
 sleep 300 &
 sleeper_pid=$!
@@ -266,6 +308,11 @@ if echo "$sleeper_pid" > "$cgroot$child/cgroup.procs" 2> /dev/null; then
         out=$("$policyctl" explain "$sleeper_pid" 2>&1)
         grep -qx "Cgroup: $child" <<< "$out" && ok "explain PID finds the process's cgroup" \
                 || not_ok "explain PID finds the process's cgroup" "$out"
+        check_json "explain --json gives each process's PID as a number" "
+assert d['processes'], d
+assert all(type(p['pid']) is int for p in d['processes']), d['processes']
+assert $sleeper_pid in [p['pid'] for p in d['processes']], d['processes']
+" --json explain "$sleeper_pid"
 else
         skip_one "explain PID finds the process's cgroup" "cannot move a process into $child"
 fi
@@ -286,13 +333,14 @@ missing=$(while read -r note; do grep -qF -- "$note" <<< "$out" || echo "$note";
 # On a terminal, the table fits and the notes cut in it follow in full.
 if command -v script > /dev/null; then
         for cols in 80 120; do
-                COLUMNS=$cols script -qec "$policyctl explain $child" /dev/null > "$tmp/tty" 2>&1
+                COLUMNS=$cols script -qec "$policyctl --no-pager explain $child" /dev/null > "$tmp/tty" 2>&1
                 python3 - "$tmp/tty" "$tmp/notes" "$cols" << 'EOF' > "$tmp/tty-check" 2>&1 \
                         && ok "explain on a $cols-column terminal fits, and gives cut notes in full" \
                         || not_ok "explain on a $cols-column terminal fits, and gives cut notes in full" \
                                 "$(cat "$tmp/tty-check")" "$(cat "$tmp/tty")"
-import sys
-text = open(sys.argv[1], encoding="utf-8").read().replace("\r", "")
+import re, sys
+# Colours are on at a terminal: measure the text without them.
+text = re.sub("\x1b\\[[0-9;]*m", "", open(sys.argv[1], encoding="utf-8").read().replace("\r", ""))
 notes = open(sys.argv[2], encoding="utf-8").read().split("\n")
 cols = int(sys.argv[3])
 lines = text.split("\n")
