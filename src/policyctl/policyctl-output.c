@@ -106,8 +106,9 @@ const char *ansi_normal(void) {
 }
 
 /* The pager's side of the pipe: the pager, else less, else more, else a
- * plain copy, so that nothing is lost. */
-_Noreturn static void run_pager(const char *pager) {
+ * plain copy, so that nothing is lost. In secure mode less alone, which
+ * then allows no shell commands and no other files. */
+_Noreturn static void run_pager(const char *pager, bool secure) {
         const char *less = getenv("SYSTEMD_LESS");
         char buf[4096];
         ssize_t n;
@@ -115,7 +116,10 @@ _Noreturn static void run_pager(const char *pager) {
         /* As systemd sets it: F quit when it fits, R colours, S chop long
          * lines, X no screen clearing, M verbose prompt, K quit on ^C. */
         setenv("LESS", less ? less : "FRSXMK", 1);
-        if (pager) {
+        if (secure) {
+                setenv("LESSSECURE", "1", 1);
+                execlp("less", "less", (char *) NULL);
+        } else if (pager) {
                 execl("/bin/sh", "sh", "-c", pager, (char *) NULL);
                 fprintf(stderr, "Failed to run pager %s: %s\n", pager, strerror(errno));
         } else {
@@ -128,8 +132,21 @@ _Noreturn static void run_pager(const char *pager) {
         _exit(n < 0 ? EXIT_FAILURE : EXIT_SUCCESS);
 }
 
+/* As systemd: with root's rights under sudo (or setuid), the pager must
+ * not become a shell for whoever ran policyctl. $SYSTEMD_PAGERSECURE
+ * decides when set. */
+static bool pager_secure(void) {
+        const char *e = getenv("SYSTEMD_PAGERSECURE");
+        int b = e ? parse_env_boolean(e) : -1;
+
+        if (b >= 0)
+                return b;
+        return getuid() != geteuid() || getenv("SUDO_UID");
+}
+
 void pager_open(void) {
         const char *pager;
+        bool secure;
         int fds[2];
         pid_t pid;
 
@@ -143,6 +160,7 @@ void pager_open(void) {
                 if (*pager == '\0' || streq(pager, "cat"))
                         return;
         }
+        secure = pager_secure();
 
         fflush(stdout);
         if (pipe2(fds, O_CLOEXEC) < 0)
@@ -159,7 +177,7 @@ void pager_open(void) {
                 /* policyctl may have SIGPIPE as it found it; the pager gets
                  * the defaults. */
                 signal(SIGPIPE, SIG_DFL);
-                run_pager(pager);
+                run_pager(pager, secure);
         }
         if (dup2(fds[1], STDOUT_FILENO) < 0) {
                 close(fds[0]);

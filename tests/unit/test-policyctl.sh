@@ -299,6 +299,8 @@ if command -v script > /dev/null; then
         done
 
         # The pager: on a terminal only, $SYSTEMD_PAGER, then $PAGER, then less with LESS=FRSXMK.
+        # Not in secure mode (below) unless asked for, even if this runs under sudo.
+        export SYSTEMD_PAGERSECURE=0
         pager="cat > $tmp/paged; echo \"LESS=\$LESS\" > $tmp/pager-env"
         rm -f "$tmp/paged"
         SYSTEMD_PAGER=$pager on_tty "$policyctl --root $tmp/conv list" > "$o"
@@ -320,13 +322,21 @@ if command -v script > /dev/null; then
                         || not_ok "no pager with $how" "$(cat "$o")"
         done
         mkdir -p "$tmp/bin"
-        printf '#!/bin/sh\necho "LESS=$LESS" > %s/pager-env\nexec cat\n' "$tmp" > "$tmp/bin/less"
+        printf '#!/bin/sh\necho "LESS=$LESS${LESSSECURE:+ LESSSECURE=$LESSSECURE}" > %s/pager-env\nexec cat\n' "$tmp" > "$tmp/bin/less"
         chmod +x "$tmp/bin/less"
         rm -f "$tmp/pager-env"
         env -u SYSTEMD_PAGER -u PAGER -u SYSTEMD_LESS PATH="$tmp/bin:$PATH" bash -c "$(declare -f on_tty); on_tty '$policyctl --root $tmp/conv list'" > "$o"
         [ "$(cat "$tmp/pager-env" 2> /dev/null)" = "LESS=FRSXMK" ] && grep -q "^one " "$o" \
                 && ok "the default pager is less, with LESS=FRSXMK" \
                 || not_ok "the default pager is less, with LESS=FRSXMK" "$(cat "$tmp/pager-env" 2>&1)" "$(cat "$o")"
+        # Secure mode, as systemd's: with root's rights under sudo, less alone, with LESSSECURE=1.
+        rm -f "$tmp/pager-env" "$tmp/paged"
+        env -u SYSTEMD_PAGERSECURE SUDO_UID=1000 SYSTEMD_PAGER="$pager" PATH="$tmp/bin:$PATH" \
+                bash -c "$(declare -f on_tty); on_tty '$policyctl --root $tmp/conv list'" > "$o"
+        [ "$(cat "$tmp/pager-env" 2> /dev/null)" = "LESS=FRSXMK LESSSECURE=1" ] && [ ! -e "$tmp/paged" ] \
+                && grep -q "^one " "$o" && ok "under sudo, the pager is less with LESSSECURE=1, not \$SYSTEMD_PAGER" \
+                || not_ok "under sudo, the pager is less with LESSSECURE=1, not \$SYSTEMD_PAGER" \
+                        "$(cat "$tmp/pager-env" 2>&1)" "$(cat "$o")"
 
         # A pager that quits early ends policyctl (SIGPIPE), and no error is made of it.
         { echo '[PolicyGroup]'; for i in $(seq 20000); do echo "NoSuchKey$i=1"; done; } > "$tmp/many.policy"
