@@ -324,6 +324,7 @@ if command -v script > /dev/null; then
                         || not_ok "no pager with $how" "$(cat "$o")"
         done
         mkdir -p "$tmp/bin"
+        # shellcheck disable=SC2016 # expanded by the fake less
         printf '#!/bin/sh\necho "LESS=$LESS${LESSSECURE:+ LESSSECURE=$LESSSECURE}" > %s/pager-env\nexec cat\n' "$tmp" > "$tmp/bin/less"
         chmod +x "$tmp/bin/less"
         rm -f "$tmp/pager-env"
