@@ -9,7 +9,10 @@
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -296,7 +299,9 @@ int report_call_error(const char *verb, const char *method, const sd_bus_error *
                 if (streq(method, "Assign") || streq(method, "Unassign"))
                         fprintf(stderr, "Permission denied: %s\n", message);
                 else if (method_changes_state(method))
-                        fprintf(stderr, "Permission denied: 'policyctl %s' changes policyd's state and needs root.\n",
+                        fprintf(stderr,
+                                "Permission denied: 'policyctl %s' changes policyd's state and needs root, or an "
+                                "administrator's authentication through polkit.\n",
                                 verb);
                 else
                         fprintf(stderr,
@@ -352,16 +357,72 @@ int call_raw(sd_bus *bus, const char *interface, const char *method, sd_bus_erro
         return r;
 }
 
-/* Calls a method of policyd, and reports a failure. Returns an exit code. */
+#define POLKIT_AGENT "/usr/bin/pkttyagent"
+/* As long as polkit may wait for a password typed at the agent. */
+#define AUTH_CALL_TIMEOUT_USEC (300ULL * 1000000ULL)
+
+/* polkit's text agent on our terminal, as systemctl starts it: a caller
+ * who is not root may then authenticate as an administrator for a call
+ * that changes state (bus-polkit.h in policyd). Started once; nothing
+ * without a terminal or without polkit. Returns its PID, or 0. */
+static pid_t polkit_agent_open(void) {
+        int notify[2];
+        pid_t pid;
+        char fd_arg[16];
+
+        if (geteuid() == 0 || !isatty(STDIN_FILENO) || access(POLKIT_AGENT, X_OK) < 0)
+                return 0;
+        if (pipe2(notify, O_CLOEXEC) < 0)
+                return 0;
+        pid = fork();
+        if (pid < 0) {
+                close(notify[0]);
+                close(notify[1]);
+                return 0;
+        }
+        if (pid == 0) {
+                /* The write end, kept across exec: the agent says on it when it is ready. */
+                if (fcntl(notify[1], F_SETFD, 0) < 0)
+                        _exit(EXIT_FAILURE);
+                snprintf(fd_arg, sizeof(fd_arg), "%d", notify[1]);
+                execl(POLKIT_AGENT, POLKIT_AGENT, "--notify-fd", fd_arg, "--fallback", (char *) NULL);
+                _exit(EXIT_FAILURE);
+        }
+        close(notify[1]);
+        char c;
+        /* Data, or EOF when it exits: either way, no longer waiting. */
+        while (read(notify[0], &c, 1) < 0 && errno == EINTR)
+                ;
+        close(notify[0]);
+        return pid;
+}
+
+static void polkit_agent_close(pid_t pid) {
+        if (pid <= 0)
+                return;
+        (void) kill(pid, SIGTERM);
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+}
+
+/* Calls a method of policyd, and reports a failure. Returns an exit code.
+ * A call that changes state may wait for polkit to authenticate the caller
+ * (when they are not root and on a terminal). */
 int call(sd_bus *bus, const char *verb, const char *interface, const char *method,
          sd_bus_message **ret_reply, const char *types, ...) {
         sd_bus_error error = SD_BUS_ERROR_NULL;
+        pid_t agent = 0;
         va_list ap;
         int r, code = EXIT_OK;
 
+        if (method_changes_state(method) && (agent = polkit_agent_open()) > 0) {
+                (void) sd_bus_set_allow_interactive_authorization(bus, true);
+                (void) sd_bus_set_method_call_timeout(bus, AUTH_CALL_TIMEOUT_USEC);
+        }
         va_start(ap, types);
         r = sd_bus_call_methodv(bus, POLICYD_BUS_NAME, POLICYD_BUS_PATH, interface, method, &error, ret_reply, types, ap);
         va_end(ap);
+        polkit_agent_close(agent);
         if (r < 0)
                 code = report_call_error(verb, method, &error, r);
         sd_bus_error_free(&error);

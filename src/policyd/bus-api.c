@@ -6,6 +6,7 @@
 #include "assign.h"
 #include "attr-watch.h"
 #include "bus-api.h"
+#include "bus-polkit.h"
 #include "user-managers.h"
 #include "bus-util.h"
 #include "conf-parse.h"
@@ -34,8 +35,8 @@ static int sender_uid(sd_bus_message *msg, uid_t *ret) {
         return sd_bus_creds_get_euid(creds, ret);
 }
 
-/* Reload: uid 0 only. Assign and Unassign: see method_assign_common().
- * Read methods are open. */
+/* Reload: uid 0, or whom polkit authorizes. Assign and Unassign: see
+ * method_assign_common(). Read methods are open. */
 static int check_root(sd_bus_message *msg, sd_bus_error *error) {
         uid_t uid;
         int r;
@@ -422,20 +423,41 @@ static int refuse_self_assign(SelfAssignVerdict v, const SelfAssignRequest *req,
         return sd_bus_error_set(error, name, why);
 }
 
-/* Root may assign anything. Anyone else only their own things, and only to
+static int method_assign_common(sd_bus_message *msg, Manager *m, sd_bus_error *error, bool assign,
+                                PolkitVerdict pk);
+
+static int assign_rerun(sd_bus_message *msg, void *userdata, PolkitVerdict pk, sd_bus_error *error) {
+        return method_assign_common(msg, userdata, error, streq_ptr(sd_bus_message_get_member(msg), "Assign"), pk);
+}
+
+/* The rule's refusal; or, where an administrator could lift it (not for a
+ * target that is not there or not valid), polkit's answer first. */
+static int refuse_or_ask(SelfAssignVerdict v, const SelfAssignRequest *req, bool assign, const char *arg,
+                         const char *cgroup, const char *group, sd_bus_message *msg, Manager *m, PolkitVerdict pk,
+                         sd_bus_error *error) {
+        if (pk == POLKIT_UNASKED && v != SELF_ASSIGN_NO_CGROUP && v != SELF_ASSIGN_INVALID_TARGET &&
+            bus_polkit_check_async(msg, req->caller, POLKIT_ACTION_ASSIGN, assign_rerun, m) > 0)
+                return 1; /* answered when polkit has */
+        return refuse_self_assign(v, req, assign, arg, cgroup, group, error);
+}
+
+/* Root may assign anything, and so may whom polkit authorizes (an
+ * administrator, as root). Anyone else only their own things, and only to
  * groups with AllowSelfAssign=yes (self-assign.h; policyd(8), SECURITY);
  * what they assign holds only while it stays theirs. The group is checked
- * before the target is looked at. */
-static int method_assign_common(sd_bus_message *msg, Manager *m, sd_bus_error *error, bool assign) {
+ * before the target is looked at. pk: what polkit said, if it was asked. */
+static int method_assign_common(sd_bus_message *msg, Manager *m, sd_bus_error *error, bool assign,
+                                PolkitVerdict pk) {
         g_autofree char *key = NULL, *cgroup = NULL;
         const char *arg, *group;
         SelfAssignVerdict v;
-        uid_t uid;
+        uid_t uid, caller;
         int r;
 
-        r = sender_uid(msg, &uid);
+        r = sender_uid(msg, &caller);
         if (r < 0)
                 return r;
+        uid = pk == POLKIT_AUTHORIZED ? 0 : caller;
         r = sd_bus_message_read(msg, "ss", &arg, &group);
         if (r < 0)
                 return r;
@@ -448,7 +470,7 @@ static int method_assign_common(sd_bus_message *msg, Manager *m, sd_bus_error *e
         };
         v = self_assign_check(&req);
         if (v == SELF_ASSIGN_NO_SUCH_GROUP || v == SELF_ASSIGN_GROUP_REFUSES)
-                return refuse_self_assign(v, &req, assign, arg, NULL, group, error);
+                return refuse_or_ask(v, &req, assign, arg, NULL, group, msg, m, pk, error);
 
         if (assign && !g)
                 return sd_bus_error_setf(error, POLICYD_ERROR_NO_SUCH_GROUP, "No policy group '%s' is loaded.", group);
@@ -486,7 +508,7 @@ static int method_assign_common(sd_bus_message *msg, Manager *m, sd_bus_error *e
                     !assign && manager_has_runtime_entry(m, key, group, uid))
                         v = SELF_ASSIGN_ALLOWED;
                 if (v != SELF_ASSIGN_ALLOWED)
-                        return refuse_self_assign(v, &req, assign, arg, cgroup, group, error);
+                        return refuse_or_ask(v, &req, assign, arg, cgroup, group, msg, m, pk, error);
                 /* A name costs nothing to make up: without this, each uid
                  * (a user's subordinate uids too, 65536 of them) could
                  * hold its quota of entries for units that never run. */
@@ -516,7 +538,11 @@ static int method_assign_common(sd_bus_message *msg, Manager *m, sd_bus_error *e
                 return sd_bus_error_setf(error, POLICYD_ERROR_NOT_MEMBER, "%s is not in group '%s'.", key, group);
         if (r < 0)
                 return r;
-        if (uid == 0)
+        if (uid == 0 && caller != 0)
+                log_context(LOG_NOTICE, 0, key, group, NULL, 0,
+                            "%s %s group '%s' at runtime, by uid %" PRIu32 " as an administrator (polkit)", key,
+                            assign ? "joined" : "left", group, (uint32_t) caller);
+        else if (uid == 0)
                 log_context(LOG_NOTICE, 0, key, group, NULL, 0, "%s %s group '%s' at runtime", key,
                             assign ? "joined" : "left", group);
         else
@@ -526,11 +552,11 @@ static int method_assign_common(sd_bus_message *msg, Manager *m, sd_bus_error *e
 }
 
 static int method_assign(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        return method_assign_common(msg, userdata, error, true);
+        return method_assign_common(msg, userdata, error, true, POLKIT_UNASKED);
 }
 
 static int method_unassign(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        return method_assign_common(msg, userdata, error, false);
+        return method_assign_common(msg, userdata, error, false, POLKIT_UNASKED);
 }
 
 /* As systemd's Manager.Subscribe(): the per-change signal goes out only
@@ -565,14 +591,29 @@ static int method_unsubscribe(sd_bus_message *msg, void *userdata, sd_bus_error 
         return sd_bus_reply_method_return(msg, NULL);
 }
 
-static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        int r = check_root(msg, error);
-        if (r < 0 || sd_bus_error_is_set(error))
-                return r;
+static int reload_common(sd_bus_message *msg, void *userdata, PolkitVerdict pk, sd_bus_error *error) {
+        uid_t caller;
+        int r;
+
+        if (pk != POLKIT_AUTHORIZED) {
+                r = sender_uid(msg, &caller);
+                if (r < 0)
+                        return r;
+                if (caller != 0 && pk == POLKIT_UNASKED &&
+                    bus_polkit_check_async(msg, caller, POLKIT_ACTION_RELOAD, reload_common, userdata) > 0)
+                        return 1; /* answered when polkit has */
+                r = check_root(msg, error);
+                if (r < 0 || sd_bus_error_is_set(error))
+                        return r;
+        }
         r = manager_reload(userdata);
         if (r < 0)
                 return sd_bus_error_set_errnof(error, r, "Failed to reload policy groups: %m");
         return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        return reload_common(msg, userdata, POLKIT_UNASKED, error);
 }
 
 static void json_subject(GString *out, const Subject *s) {

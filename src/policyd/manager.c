@@ -10,6 +10,7 @@
 #include "apply.h"
 #include "attr-watch.h"
 #include "bus-api.h"
+#include "bus-polkit.h"
 #include "bus-util.h"
 #include "exec-watch.h"
 #include "gather.h"
@@ -478,6 +479,7 @@ void manager_reconnect_later(Manager *m) {
          * every unit again. */
         systemd_link_close(m->system);
         m->subscribed = sd_bus_track_unref(m->subscribed); /* they were on this bus */
+        bus_polkit_forget_all(); /* so were their questions */
         m->bus = sd_bus_flush_close_unref(m->bus);
         m->reconnect_attempt = 0;
         if (m->once) {
@@ -522,6 +524,7 @@ static int connect_bus(Manager *m) {
 fail:
         systemd_link_close(m->system);
         m->subscribed = sd_bus_track_unref(m->subscribed); /* they were on this bus */
+        bus_polkit_forget_all(); /* so were their questions */
         m->bus = sd_bus_flush_close_unref(m->bus);
         return r;
 }
@@ -687,6 +690,7 @@ Manager *manager_free(Manager *m) {
         g_clear_pointer(&m->user_links, g_hash_table_unref);
         systemd_link_close(m->system);
         m->subscribed = sd_bus_track_unref(m->subscribed); /* they were on this bus */
+        bus_polkit_forget_all(); /* so were their questions */
         m->bus = sd_bus_flush_close_unref(m->bus);
         m->system = systemd_link_free(m->system);
         sweep_state_done(&m->sweep);

@@ -23,13 +23,14 @@
 # tmpfs on /run (the policies go to /run/policy.d), a private dbus-daemon,
 # and a cgroup of its own below the cgroup2 mount.
 #
-# Usage: test-policyd-daemon.sh POLICYCTL POLICYD FAKE-SYSTEMD
+# Usage: test-policyd-daemon.sh POLICYCTL POLICYD FAKE-SYSTEMD FAKE-POLKIT
 # POLICYD_DAEMON_WRAPPER, when set, runs policyd under it (valgrind).
 set -uo pipefail
 
 policyctl=$(realpath "$1")
 policyd=$(realpath "$2")
 fake_systemd=$(realpath "$3")
+fake_polkit=$(realpath "$4")
 
 skip() { echo "1..0 # SKIP $*"; exit 77; }
 
@@ -55,10 +56,10 @@ slow=1
 n=0
 failures=0
 tmp=$(mktemp -d)
-bus_pid='' daemon_pid='' fake_pid='' cg=''
+bus_pid='' daemon_pid='' fake_pid='' polkit_pid='' cg=''
 
 cleanup() {
-        for pid in $daemon_pid $fake_pid $bus_pid; do
+        for pid in $daemon_pid $fake_pid $polkit_pid $bus_pid; do
                 kill -9 "$pid" 2> /dev/null && wait "$pid" 2> /dev/null
         done
         if [ -n "$cg" ]; then
@@ -574,6 +575,60 @@ print(json.load(sys.stdin)["groups"][0]["source"])' 2>&1)
         [ "$rc" != 0 ] && grep -q "user@65534/app-test.scope" <<< "$out" \
                 && ok "--user unassign names the caller's own unit, user@65534/UNIT" \
                 || not_ok "--user unassign names the caller's own unit, user@65534/UNIT" "exit $rc: $out"
+
+        # polkit (fake-polkit, which authorizes uid 1, daemon, only): where the
+        # rule refuses a caller other than root, policyd asks polkit, and an
+        # authorized one does as root; the others are refused as before; a
+        # self-assignment never asks; without polkit, the rule alone.
+        as_admin() { setpriv --reuid=1 --regid=1 --clear-groups "$@"; } # a uid the bus knows
+        polkit_checks() { grep -c "^check org.policygroups.PolicyGroups1.$1 $2 " "$tmp/polkit.log"; }
+        "$fake_polkit" --log="$tmp/polkit.log" 1 &
+        polkit_pid=$!
+        if wait_for 10 grep -q '^ready' "$tmp/polkit.log"; then
+                out=$(as_admin "$policyctl" assign "$rel/rootowned.scope" noself 2>&1); rc=$?
+                [ "$rc" = 0 ] && grep -qxP "\+\trootowned.scope\tnoself" "$tmp/state/assignments" \
+                        && [ "$(polkit_checks assign 1)" = 1 ] && wait_for 10 membership_is rootowned.scope noself \
+                        && ok "polkit authorizes uid 1: its Assign of root's cgroup is done, and kept as root's" \
+                        || not_ok "polkit authorizes uid 1: its Assign of root's cgroup is done, and kept as root's" \
+                                "exit $rc: $out" "$(state_lines)" "$(cat "$tmp/polkit.log")"
+                grep -q "joined group 'noself' at runtime, by uid 1 as an administrator (polkit)" "$tmp/policyd.log" \
+                        && ok "policyd says who assigned it, and through polkit" \
+                        || not_ok "policyd says who assigned it, and through polkit" "$(tail -n 5 "$tmp/policyd.log")"
+                user_refused "polkit refuses uid 65534: root's cgroup stays as it was" \
+                        "^Permission denied: .*group 'noself' does not allow self-assignment" \
+                        unassign "$rel/rootowned.scope" noself
+                [ "$(polkit_checks assign 65534)" -ge 1 ] && ok "policyd asked polkit about uid 65534's call" \
+                        || not_ok "policyd asked polkit about uid 65534's call" "$(cat "$tmp/polkit.log")" \
+                                "$(grep -i polkit "$tmp/policyd.log")"
+                out=$(as_admin "$policyctl" unassign "$rel/rootowned.scope" noself 2>&1); rc=$?
+                [ "$rc" = 0 ] && ! grep -q "rootowned.scope" "$tmp/state/assignments" \
+                        && ok "uid 1 takes it back through polkit" \
+                        || not_ok "uid 1 takes it back through polkit" "exit $rc: $out" "$(state_lines)"
+                mkdir "$cg/delegated.scope/pk" && chown 65534:65534 "$cg/delegated.scope/pk"
+                asked=$(polkit_checks assign 65534)
+                out=$(as_nobody "$policyctl" assign "$rel/delegated.scope/pk" selfok 2>&1); rc=$?
+                [ "$rc" = 0 ] && [ "$(polkit_checks assign 65534)" = "$asked" ] \
+                        && ok "a self-assignment does not ask polkit" \
+                        || not_ok "a self-assignment does not ask polkit" "exit $rc: $out" "$(cat "$tmp/polkit.log")"
+                as_nobody "$policyctl" unassign "$rel/delegated.scope/pk" selfok > /dev/null 2>&1
+                rmdir "$cg/delegated.scope/pk" 2> /dev/null
+                out=$(as_admin "$policyctl" reload 2>&1); rc=$?
+                [ "$rc" = 0 ] && [ "$(polkit_checks reload 1)" = 1 ] \
+                        && ok "polkit authorizes uid 1's Reload" \
+                        || not_ok "polkit authorizes uid 1's Reload" "exit $rc: $out" "$(cat "$tmp/polkit.log")"
+                out=$(as_nobody "$policyctl" reload 2>&1); rc=$?
+                [ "$rc" = 4 ] && [ "$(polkit_checks reload 65534)" = 1 ] \
+                        && ok "polkit refuses uid 65534's Reload: Permission denied" \
+                        || not_ok "polkit refuses uid 65534's Reload: Permission denied" "exit $rc: $out"
+                kill "$polkit_pid" && wait "$polkit_pid" 2> /dev/null
+                polkit_pid=
+                out=$(as_admin "$policyctl" assign "$rel/rootowned.scope" noself 2>&1); rc=$?
+                [ "$rc" = 4 ] && ! grep -q "rootowned.scope" "$tmp/state/assignments" \
+                        && ok "without polkit, uid 1 is refused as the rule says" \
+                        || not_ok "without polkit, uid 1 is refused as the rule says" "exit $rc: $out" "$(state_lines)"
+        else
+                not_ok "fake-polkit starts" "$(cat "$tmp/polkit.log" 2> /dev/null)"
+        fi
         kill -0 "$daemon_pid" && ok "policyd runs on after the users' calls" \
                 || not_ok "policyd runs on after the users' calls" "$(tail -n 40 "$tmp/policyd.log")"
 else
