@@ -673,7 +673,7 @@ void subject_apply(Subject *s) {
         subject_apply_gathered(s, NULL, NULL);
 }
 
-void subject_apply_gathered(Subject *s, CandidateData *gathered, CgroupHandle *cgroup) {
+static void apply_pass(Subject *s, CandidateData *gathered, CgroupHandle *cgroup) {
         Manager *m = s->manager;
         CandidateData own = {};
         g_autoptr(Resolution) r = NULL;
@@ -747,12 +747,21 @@ void subject_apply_gathered(Subject *s, CandidateData *gathered, CgroupHandle *c
         if (s->unit)
                 apply_systemd_properties(s, plan, focus_move);
 
-        /* A move between groups (a focus change) leaves NMembers as it is. */
-        bool was_member = s->memberships && s->memberships->len > 0;
         subject_keep_resolution(s, r);
-        if (was_member != (s->memberships && s->memberships->len > 0))
-                bus_api_emit_members_changed(m);
         subject_save(s);
         record_pass_done(s, record_error_before);
         process_watch_subject_applied(m->processes, s);
+}
+
+void subject_apply_gathered(Subject *s, CandidateData *gathered, CgroupHandle *cgroup) {
+        int record_error_before = s->record_error;
+        bool was_member = s->memberships && s->memberships->len > 0;
+
+        apply_pass(s, gathered, cgroup);
+        /* Whichever way the pass ended. A move between groups (a focus
+         * change) leaves NMembers as it is. */
+        bool is_member = s->memberships && s->memberships->len > 0;
+        manager_properties_changed(s->manager,
+                                   (was_member != is_member ? MANAGER_PROPERTY_NMEMBERS : 0) |
+                                           (s->record_error != record_error_before ? MANAGER_PROPERTY_RECORDS : 0));
 }

@@ -771,11 +771,14 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_PROPERTY("LastReloadTimestamp", "t", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("NConfigErrors", "u", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("NConfigWarnings", "u", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("Processes", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION),
-        SD_BUS_PROPERTY("Attributes", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION),
+        /* Counters of the moment (watches, cgroups waiting), read on demand:
+         * announcing each would be a signal at every unit start and exec. */
+        SD_BUS_PROPERTY("Processes", "s", property_get, 0, 0),
+        SD_BUS_PROPERTY("Attributes", "s", property_get, 0, 0),
+        /* Announced by the manager (manager_properties_changed()). */
         SD_BUS_PROPERTY("Managers", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION),
         SD_BUS_PROPERTY("Records", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION),
-        SD_BUS_PROPERTY("NUnitsNeedDaemonReload", "u", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION),
+        SD_BUS_PROPERTY("NUnitsNeedDaemonReload", "u", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_METHOD_WITH_NAMES("ListGroups", NULL, , "a(suss)", SD_BUS_PARAM(groups), method_list_groups,
                                  SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("GetGroup", "s", SD_BUS_PARAM(name), "ussass",
@@ -873,8 +876,25 @@ void bus_api_emit_membership_changed(Manager *m, const Subject *s, const Resolut
         (void) sd_bus_send(m->bus, signal, NULL);
 }
 
-void bus_api_emit_members_changed(Manager *m) {
-        if (m->bus)
-                (void) sd_bus_emit_properties_changed(m->bus, POLICYD_BUS_PATH, POLICYD_BUS_INTERFACE, "NMembers",
-                                                      NULL);
+void bus_api_emit_properties_changed(Manager *m, unsigned properties) {
+        static const struct {
+                ManagerProperty property;
+                const char *name;
+        } table[] = {
+                { MANAGER_PROPERTY_NMEMBERS, "NMembers" },
+                { MANAGER_PROPERTY_MANAGERS, "Managers" },
+                { MANAGER_PROPERTY_RECORDS, "Records" },
+                { MANAGER_PROPERTY_UNITS_NEED_DAEMON_RELOAD, "NUnitsNeedDaemonReload" },
+        };
+        const char *names[G_N_ELEMENTS(table) + 1] = {};
+        size_t n = 0;
+
+        if (!m->bus)
+                return;
+        for (size_t i = 0; i < G_N_ELEMENTS(table); i++)
+                if (properties & table[i].property)
+                        names[n++] = table[i].name;
+        if (n > 0)
+                (void) sd_bus_emit_properties_changed_strv(m->bus, POLICYD_BUS_PATH, POLICYD_BUS_INTERFACE,
+                                                           (char **) names);
 }

@@ -15,6 +15,6 @@ void bus_api_emit_reloaded(Manager *m);
 /* MembershipChanged for s, which r resolved, while a client is subscribed
  * (Subscribe()). */
 void bus_api_emit_membership_changed(Manager *m, const Subject *s, const Resolution *r);
-/* PropertiesChanged of NMembers, which counts the subjects in any group:
- * for when a subject joined its first group or left its last. */
-void bus_api_emit_members_changed(Manager *m);
+/* PropertiesChanged of the ManagerProperty bits in properties (a value
+ * for those declared EMITS_CHANGE, the name alone for the others). */
+void bus_api_emit_properties_changed(Manager *m, unsigned properties);

@@ -192,6 +192,11 @@ void manager_forget_unit(Manager *m, const char *unit) {
          * except a transient unit's, which systemd keeps in its transient
          * directory and removes with the unit (so /run/policyd would only
          * grow with units that never come back). */
+        /* What the subject counted in goes with it. */
+        manager_properties_changed(m, MANAGER_PROPERTY_MANAGERS |
+                                              (s->memberships && s->memberships->len > 0 ? MANAGER_PROPERTY_NMEMBERS : 0) |
+                                              (s->record_error < 0 ? MANAGER_PROPERTY_RECORDS : 0) |
+                                              (s->needs_daemon_reload ? MANAGER_PROPERTY_UNITS_NEED_DAEMON_RELOAD : 0));
         subject_forget_cgroup(s);
         process_watch_subject_gone(m->processes, unit);
         attr_watch_subject_gone(m->attributes, unit);
@@ -260,8 +265,12 @@ void manager_systemd_reloaded(SystemdLink *l) {
         }
         /* The generator ran again: its drop-ins follow the groups now. */
         g_hash_table_iter_init(&it, m->subjects);
-        while (g_hash_table_iter_next(&it, NULL, &value))
-                ((Subject *) value)->needs_daemon_reload = false;
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                Subject *s = value;
+                if (s->needs_daemon_reload)
+                        manager_properties_changed(m, MANAGER_PROPERTY_UNITS_NEED_DAEMON_RELOAD);
+                s->needs_daemon_reload = false;
+        }
         /* Unit files and drop-ins may name other groups, and systemd does not
          * write a running unit's cgroup for what its files now say. */
         manager_refresh_all(m);
@@ -359,12 +368,14 @@ static unsigned mark_stale_generator_dropins(Manager *m, const PolicySet *new) {
                         g_autofree char *fb = b ? policy_group_format(b) : NULL;
                         if (fa && fb && streq(fa, fb))
                                 continue;
-                        if (!s->needs_daemon_reload)
+                        if (!s->needs_daemon_reload) {
                                 log_context(LOG_NOTICE, 0, subject_name(s), mb->group, NULL, 0,
                                             "Group '%s', which the unit file names, changed: its runtime settings "
                                             "are applied now; its exec-time settings (KSM=, NUMAPolicy=) need "
                                             "'systemctl daemon-reload' and a restart of the unit",
                                             mb->group);
+                                manager_properties_changed(m, MANAGER_PROPERTY_UNITS_NEED_DAEMON_RELOAD);
+                        }
                         s->needs_daemon_reload = true;
                         n++;
                         break;
@@ -603,6 +614,29 @@ void manager_update_rescan_timer(Manager *m) {
         (void) sd_event_source_set_enabled(m->rescan_timer, SD_EVENT_ONESHOT);
 }
 
+static int on_properties_changed(sd_event_source *source, void *userdata) {
+        Manager *m = userdata;
+        unsigned changed = m->properties_changed;
+
+        (void) source;
+        m->properties_changed = 0;
+        bus_api_emit_properties_changed(m, changed);
+        return 0;
+}
+
+/* Idle priority: a burst (a reload, a boot's worth of units) is one signal. */
+void manager_properties_changed(Manager *m, unsigned properties) {
+        if (properties == 0 || !m->event)
+                return;
+        if (!m->properties_event) {
+                if (sd_event_add_defer(m->event, &m->properties_event, on_properties_changed, m) < 0)
+                        return;
+                (void) sd_event_source_set_priority(m->properties_event, SD_EVENT_PRIORITY_IDLE);
+        }
+        m->properties_changed |= properties;
+        (void) sd_event_source_set_enabled(m->properties_event, SD_EVENT_ONESHOT);
+}
+
 int manager_new(const char *cgroup_root, bool dry_run, bool once, Manager **ret) {
         g_autoptr(Manager) m = g_new0(Manager, 1);
         const char *state = getenv("POLICYD_STATE_DIRECTORY");
@@ -712,6 +746,7 @@ Manager *manager_free(Manager *m) {
         daemon_config_done(&m->config);
         sd_event_source_unref(m->reconnect_timer);
         sd_event_source_unref(m->rescan_timer);
+        sd_event_source_unref(m->properties_event);
         sd_event_source_unref(m->intent_checkpoint);
         g_hash_table_unref(m->intent_unwritten);
         sd_event_unref(m->event);

@@ -95,8 +95,19 @@ struct Manager {
         unsigned reconnect_attempt;
         sd_event_source *reconnect_timer;
         sd_event_source *rescan_timer;
+        unsigned properties_changed; /* ManagerProperty bits to announce (manager_properties_changed()) */
+        sd_event_source *properties_event;
         int exit_code;
 };
+
+/* The bus properties whose values change between reloads, as the places
+ * that change them tell the manager (bus-api.c announces them). */
+typedef enum ManagerProperty {
+        MANAGER_PROPERTY_NMEMBERS = 1 << 0,
+        MANAGER_PROPERTY_MANAGERS = 1 << 1,
+        MANAGER_PROPERTY_RECORDS = 1 << 2,
+        MANAGER_PROPERTY_UNITS_NEED_DAEMON_RELOAD = 1 << 3,
+} ManagerProperty;
 
 int manager_new(const char *cgroup_root, bool dry_run, bool once, Manager **ret);
 Manager *manager_free(Manager *m);
@@ -122,6 +133,9 @@ void manager_systemd_reloaded(SystemdLink *l);
  * and while a user's manager is not connected. */
 SystemdLink *manager_link_of(Manager *m, const Subject *s);
 void manager_forget_unit(Manager *m, const char *unit);
+/* These ManagerProperty values changed: one PropertiesChanged for all that
+ * changed in this iteration of the loop, once the loop is idle. */
+void manager_properties_changed(Manager *m, unsigned properties);
 /* The xattrs, owner or mode of the subject's cgroup changed (attr-watch.c):
  * applies again if what matching reads of them changed, or (deadline) in
  * any case: the time an InactiveFor= waited for has come. Returns whether

@@ -142,6 +142,8 @@ static Subject *subject_create(Manager *m, char *key, const char *unit, const ch
                 (void) sd_bus_path_encode("/org/freedesktop/systemd1/unit", unit, &s->object_path);
 
         g_hash_table_insert(m->subjects, g_strdup(key), s);
+        if (unit) /* counted in Managers */
+                manager_properties_changed(m, MANAGER_PROPERTY_MANAGERS);
         return s;
 }
 

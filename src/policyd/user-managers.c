@@ -158,6 +158,7 @@ static int on_disconnected(sd_bus_message *msg, void *userdata, sd_bus_error *re
 
         log_info("Lost the connection to the systemd of uid %u; looking again in a moment.", (unsigned) l->uid);
         systemd_link_close(l);
+        manager_properties_changed(l->manager, MANAGER_PROPERTY_MANAGERS); /* "connecting" */
         l->reconnect_attempt = 0;
         reconnect_later(l);
         return 0;
@@ -212,6 +213,7 @@ static int user_link_connect(SystemdLink *l) {
                 return r;
         }
         l->reconnect_attempt = 0;
+        manager_properties_changed(m, MANAGER_PROPERTY_MANAGERS);
         log_info("Following the systemd of uid %u.", (unsigned) l->uid);
         return 0;
 }
@@ -236,6 +238,7 @@ static void user_link_drop(Manager *m, uid_t uid) {
         log_info("The systemd of uid %u stopped; forgetting its units.", (unsigned) uid);
         systemd_link_close(l);
         systemd_link_free(l);
+        manager_properties_changed(m, MANAGER_PROPERTY_MANAGERS);
         /* Their cgroups went with the manager. Records of units that are not
          * transient stay, as for PID 1's: the manager keeps their runtime
          * properties under /run/user/UID while the user has one. */
@@ -257,6 +260,7 @@ void user_managers_unit_changed(Manager *m, const Subject *s) {
                 return;
         SystemdLink *l = systemd_link_new(m, true, uid);
         g_hash_table_insert(m->user_links, GUINT_TO_POINTER(uid), l);
+        manager_properties_changed(m, MANAGER_PROPERTY_MANAGERS);
         if (user_link_connect(l) < 0)
                 reconnect_later(l);
 }
