@@ -16,6 +16,8 @@
 #     daemon-reload of its own when a unit-file group changes (issue 8, 1.3).
 #   - once started, it sweeps the records of units and cgroups that went
 #     while it was not running (issue 8, 1.5).
+#   - its own interface is the one the installed introspection XML describes,
+#     and the properties it declares as announced are (issue 27, 8).
 # Prints TAP lines; exits 0, 1 on a failure, or 77 when this machine cannot
 # run it (the reason is printed).
 #
@@ -23,7 +25,7 @@
 # tmpfs on /run (the policies go to /run/policy.d), a private dbus-daemon,
 # and a cgroup of its own below the cgroup2 mount.
 #
-# Usage: test-policyd-daemon.sh POLICYCTL POLICYD FAKE-SYSTEMD FAKE-POLKIT
+# Usage: test-policyd-daemon.sh POLICYCTL POLICYD FAKE-SYSTEMD FAKE-POLKIT INTROSPECTION-XML CHECK-INTROSPECTION
 # POLICYD_DAEMON_WRAPPER, when set, runs policyd under it (valgrind).
 set -uo pipefail
 
@@ -31,12 +33,14 @@ policyctl=$(realpath "$1")
 policyd=$(realpath "$2")
 fake_systemd=$(realpath "$3")
 fake_polkit=$(realpath "$4")
+xml=$(realpath "$5")                     # the installed introspection XML
+check_introspection=$(realpath "$6")     # check-introspection.py
 
 skip() { echo "1..0 # SKIP $*"; exit 77; }
 
 if [ -z "${POLICYD_TEST_NAMESPACE:-}" ]; then
         [ "$(id -u)" = 0 ] || skip "needs root (a mount namespace, a cgroup, and chown)"
-        for tool in dbus-daemon busctl getfattr setfattr unshare; do
+        for tool in dbus-daemon busctl getfattr setfattr unshare python3; do
                 command -v "$tool" > /dev/null || skip "$tool is not installed"
         done
         unshare --mount --propagation private true 2> /dev/null || skip "cannot create a mount namespace"
@@ -56,16 +60,17 @@ slow=1
 n=0
 failures=0
 tmp=$(mktemp -d)
-bus_pid='' daemon_pid='' fake_pid='' polkit_pid='' cg=''
+bus_pid='' daemon_pid='' fake_pid='' polkit_pid='' monitor_pid='' cg=''
 
 cleanup() {
-        for pid in $daemon_pid $fake_pid $polkit_pid $bus_pid; do
+        for pid in $monitor_pid $daemon_pid $fake_pid $polkit_pid $bus_pid; do
                 kill -9 "$pid" 2> /dev/null && wait "$pid" 2> /dev/null
         done
         if [ -n "$cg" ]; then
                 find "$cg" -mindepth 1 -depth -type d -exec rmdir {} + 2> /dev/null
                 rmdir "$cg" 2> /dev/null
         fi
+        umount "$tmp/state" 2> /dev/null
         rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -944,7 +949,111 @@ check_stop "policyd exits 0" 5
 stop_fake
 rmdir "$cg/sw-stopped.service"
 
-# === 7. The bus itself going away under calls in flight (last: it ends this bus)
+# === 7. policyd's own interface (issue 27, 8): the installed introspection
+# XML is what the running object answers, and the properties it declares as
+# announced (EmitsChangedSignal true or invalidates) are announced.
+
+iface=org.policygroups.PolicyGroups1.Manager
+pg_get() { busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" get-property org.policygroups.PolicyGroups1 \
+        /org/policygroups/PolicyGroups1 "$iface" "$1"; }
+mkdir "$cg/pc.scope" "$cg/pc-full.scope" "$cg/pc-ufg.service"
+put "$tmp/pc-ufg.service" '[Unit]\nPolicyGroup=pcu\n[Service]\nExecStart=/bin/true\n'
+echo "pc-ufg.service ControlGroup=$rel/pc-ufg.service Slice=system.slice FragmentPath=$tmp/pc-ufg.service" \
+        > "$tmp/units"
+rm -f /run/policy.d/*
+put /run/policy.d/pc.policy '[Match]\nSlice=test.slice\n[Attributes]\nXAttr=user.test.pc=1\n'
+put /run/policy.d/pcu.policy '[Attributes]\nXAttr=user.test.pcu=1\n'
+# Unit properties: their record is a file of its own, which needs a block.
+put /run/policy.d/pcfull.policy '[Match]\nSlice=pcfull.slice\n[Swap]\nSwapMax=1G\n'
+# A small /run/policyd of its own, to fill (Records).
+rm -rf "$tmp/state"
+mkdir -m 0755 "$tmp/state"
+mount -t tmpfs -o size=256k,mode=0755 tmpfs "$tmp/state"
+start_fake
+start_policyd keep || not_ok "policyd starts" "$(policyd_log)"
+wait_for 10 xattr_is "$cg/pc-ufg.service" user.policy.group pcu || not_ok "policyd applies pc-ufg.service" "$(policyd_log)"
+
+busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" introspect --xml-interface org.policygroups.PolicyGroups1 \
+        /org/policygroups/PolicyGroups1 > "$tmp/introspected.xml" 2>&1
+name="the installed $(basename "$xml") describes the running object's interface (methods, signals, properties, annotations)"
+out=$("$check_introspection" "$iface" "$xml" "$tmp/introspected.xml" 2>&1) && ok "$name" \
+        || not_ok "$name" "$out" "$(cat "$tmp/introspected.xml")"
+# The check sees a drift: the file without one annotation, and with one
+# signature changed.
+sed -e '/<property name="Managers"/,/<\/property>/{/EmitsChangedSignal/d}' \
+        -e 's/name="members" type="a(sss)"/name="members" type="a(ss)"/' "$xml" > "$tmp/drifted.xml"
+out=$("$check_introspection" "$iface" "$tmp/drifted.xml" "$tmp/introspected.xml" 2>&1)
+rc=$?
+name="the introspection check fails on a drifted file, naming what differs"
+[ "$rc" = 1 ] && grep -q "property Managers: annotations" <<< "$out" && grep -q "method ListMembers: args" <<< "$out" \
+        && ok "$name" || not_ok "$name" "$out"
+
+# PropertiesChanged as a client sees it: one JSON line a signal.
+busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" monitor --json=short \
+        --match="type='signal',path='/org/policygroups/PolicyGroups1',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged'" \
+        > "$tmp/signals" 2> "$tmp/monitor.err" &
+monitor_pid=$!
+# Listening once it sees a signal of our own.
+probe() {
+        busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" emit /org/policygroups/PolicyGroups1 \
+                org.freedesktop.DBus.Properties PropertiesChanged 'sa{sv}as' probe 0 0
+        grep -q '"probe"' "$tmp/signals"
+}
+wait_for 5 probe || not_ok "busctl monitor sees signals" "$(cat "$tmp/monitor.err")"
+# How many signals named the property (changed with its value, or invalidated).
+announced() { grep -c "\"$1\"" "$tmp/signals"; }
+# The value a signal carried for it last.
+announced_value() { grep -o "\"$1\":{\"type\":\"u\",\"data\":[0-9]*}" "$tmp/signals" | tail -n 1 | grep -o '[0-9]*}$' | tr -d '}'; }
+sleep 0.3
+
+k=$(announced Managers) j=$(announced NMembers)
+control AddUnit s "pc.scope ControlGroup=$rel/pc.scope Slice=test.slice" > /dev/null
+name="a unit started: Managers is invalidated, NMembers changes to its new value"
+if wait_for 10 at_least $((k + 1)) announced Managers && wait_for 10 at_least $((j + 1)) announced NMembers \
+        && [ "$(announced_value NMembers)" = "$(pg_get NMembers | cut -d' ' -f2)" ]; then
+        ok "$name"
+else
+        not_ok "$name" "Managers: $(pg_get Managers)" "NMembers: $(pg_get NMembers)" "$(cat "$tmp/signals")"
+fi
+k=$(announced Managers)
+control RemoveUnit s pc.scope > /dev/null
+wait_for 10 at_least $((k + 1)) announced Managers && ok "a unit gone: Managers is invalidated" \
+        || not_ok "a unit gone: Managers is invalidated" "$(cat "$tmp/signals")" "$(policyd_log)"
+
+# The group the unit file names changes: the unit needs a daemon-reload,
+# and no longer once systemd has had one.
+put /run/policy.d/pcu.policy '[Attributes]\nXAttr=user.test.pcu=2\n'
+"$policyctl" reload > /dev/null 2>&1
+name="a group a unit file names changes: NUnitsNeedDaemonReload changes to 1"
+wait_for 10 test "$(announced_value NUnitsNeedDaemonReload)" = 1 && [ "$(pg_get NUnitsNeedDaemonReload)" = "u 1" ] \
+        && ok "$name" || not_ok "$name" "$(pg_get NUnitsNeedDaemonReload)" "$(cat "$tmp/signals")"
+busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" call org.freedesktop.systemd1 /org/freedesktop/systemd1 \
+        org.freedesktop.systemd1.Manager Reload > /dev/null 2>&1
+name="after systemd's daemon-reload, NUnitsNeedDaemonReload changes to 0"
+wait_for 10 test "$(announced_value NUnitsNeedDaemonReload)" = 0 && [ "$(pg_get NUnitsNeedDaemonReload)" = "u 0" ] \
+        && ok "$name" || not_ok "$name" "$(pg_get NUnitsNeedDaemonReload)" "$(cat "$tmp/signals")"
+
+# A full /run: a new member's record cannot be written ahead; then there
+# is room again, and the retry (1 s later) records it.
+dd if=/dev/zero of="$tmp/state/fill" bs=4k > /dev/null 2>&1
+k=$(announced Records)
+control AddUnit s "pc-full.scope ControlGroup=$rel/pc-full.scope Slice=pcfull.slice MemorySwapMax=infinity" > /dev/null
+name="a record that cannot be written: Records is invalidated, and says so"
+wait_for 10 at_least $((k + 1)) announced Records && pg_get Records | grep -q "could not be written" \
+        && ok "$name" || not_ok "$name" "$(pg_get Records)" "$(cat "$tmp/signals")" "$(policyd_log)"
+k=$(announced Records)
+rm -f "$tmp/state/fill"
+name="the record written at a retry: Records is invalidated again, and says all is written"
+wait_for 10 at_least $((k + 1)) announced Records && pg_get Records | grep -q '"written ahead in' \
+        && ok "$name" || not_ok "$name" "$(pg_get Records)" "$(cat "$tmp/signals")" "$(policyd_log)"
+kill "$monitor_pid" 2> /dev/null && wait "$monitor_pid" 2> /dev/null
+monitor_pid=
+check_stop "policyd exits 0" 5
+stop_fake
+umount "$tmp/state"
+rmdir "$cg/pc.scope" "$cg/pc-full.scope" "$cg/pc-ufg.service"
+
+# === 8. The bus itself going away under calls in flight (last: it ends this bus)
 
 many_units
 rm -f /run/policy.d/*
