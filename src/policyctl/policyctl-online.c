@@ -21,6 +21,7 @@
 
 #include "bus-names.h"
 #include "bus-util.h"
+#include "explain.h"
 #include "json-writer.h"
 #include "policy-group.h"
 #include "policy-values.h"
@@ -601,9 +602,124 @@ static int read_members(sd_bus_message *reply, GPtrArray *members) {
         return r < 0 ? r : 0;
 }
 
+/* ---- write failures ---- */
+
+/* A knob whose last write failed, from ListWriteFailures. */
+typedef struct KnobFailure {
+        char *unit;
+        char *cgroup;
+        char *backend;
+        char *target;
+        char *value; /* what policyd tried to write; "" for a removal */
+        char *message;
+        int32_t error;
+        uint64_t usec; /* CLOCK_REALTIME */
+        bool shown;    /* on an explain row already */
+} KnobFailure;
+
+static void knob_failure_free(gpointer p) {
+        KnobFailure *f = p;
+
+        g_free(f->unit);
+        g_free(f->cgroup);
+        g_free(f->backend);
+        g_free(f->target);
+        g_free(f->value);
+        g_free(f->message);
+        g_free(f);
+}
+
+/* The failures of target ("" for all); none from a policyd that predates
+ * ListWriteFailures. Returns 0 or a negative errno, error set for a failed
+ * call. */
+static int read_write_failures(sd_bus *bus, const char *target, GPtrArray **ret, sd_bus_error *error) {
+        g_autoptr(sd_bus_message) reply = NULL;
+        g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func(knob_failure_free);
+        const char *f[6];
+        int32_t e;
+        uint64_t usec;
+        int r;
+
+        r = call_raw(bus, POLICYD_BUS_INTERFACE, "ListWriteFailures", error, &reply, "s", target);
+        if (r < 0 && sd_bus_error_has_name(error, SD_BUS_ERROR_UNKNOWN_METHOD)) {
+                sd_bus_error_free(error);
+                *ret = g_steal_pointer(&out);
+                return 0;
+        }
+        if (r < 0)
+                return r;
+        r = sd_bus_message_enter_container(reply, 'a', "(ssssssit)");
+        while (r >= 0 && (r = sd_bus_message_read(reply, "(ssssssit)", &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &e,
+                                                  &usec)) > 0) {
+                KnobFailure *k = g_new0(KnobFailure, 1);
+                k->unit = g_strdup(f[0]);
+                k->cgroup = g_strdup(f[1]);
+                k->backend = g_strdup(f[2]);
+                k->target = g_strdup(f[3]);
+                k->value = g_strdup(f[4]);
+                k->message = g_strdup(f[5]);
+                k->error = e;
+                k->usec = usec;
+                g_ptr_array_add(out, k);
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
+        if (r < 0)
+                return r;
+        *ret = g_steal_pointer(&out);
+        return 0;
+}
+
+static KnobFailure *find_knob_failure(GPtrArray *failures, const char *backend, const char *target) {
+        for (guint i = 0; failures && i < failures->len; i++) {
+                KnobFailure *f = g_ptr_array_index(failures, i);
+                if (streq_ptr(f->backend, backend) && streq_ptr(f->target, target))
+                        return f;
+        }
+        return NULL;
+}
+
+/* "write failed 12s ago: Invalid argument, wanted 50M", for explain's note. */
+static char *knob_failure_note(const KnobFailure *f, uint64_t now) {
+        g_autofree char *when = format_relative_time(f->usec, now);
+        g_autofree char *wanted = explain_human_value(f->value);
+        /* The usual cause: the knob's controller is not enabled for the cgroup. */
+        const char *hint = f->error == ENOENT && streq_ptr(f->backend, "cgroup-file")
+                                   ? " (its controller is not enabled for this cgroup)"
+                                   : "";
+
+        if (isempty(f->value))
+                return g_strdup_printf("removing it failed %s: %s%s", when, f->message, hint);
+        return g_strdup_printf("write failed %s: %s%s, wanted %s", when, f->message, hint, wanted);
+}
+
 /* ---- status ---- */
 
-static void print_status_json(const DaemonState *s, const GPtrArray *groups) {
+/* How many knobs failed their last write, on how many units and cgroups
+ * that no unit owns. */
+typedef struct FailureCount {
+        unsigned knobs, units, cgroups;
+} FailureCount;
+
+static FailureCount count_failures(const GPtrArray *failures) {
+        g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+        FailureCount c = {};
+
+        for (guint i = 0; i < failures->len; i++) {
+                const KnobFailure *f = g_ptr_array_index(failures, i);
+                c.knobs++;
+                const char *who = isempty(f->unit) ? f->cgroup : f->unit;
+                if (!g_hash_table_add(seen, (char *) who))
+                        continue;
+                if (isempty(f->unit))
+                        c.cgroups++;
+                else
+                        c.units++;
+        }
+        return c;
+}
+
+static void print_status_json(const DaemonState *s, const GPtrArray *groups, const GPtrArray *failures) {
         g_autoptr(GString) out = g_string_new("{");
         g_autofree char *utc = s->last_reload_usec > 0 ? format_utc_time(s->last_reload_usec) : NULL;
 
@@ -628,6 +744,9 @@ static void print_status_json(const DaemonState *s, const GPtrArray *groups) {
         else
                 g_string_append(out, "null");
         json_append_field(out, "last_reload", utc, false);
+        FailureCount c = count_failures(failures);
+        g_string_append_printf(out, ",\"write_failures\":{\"knobs\":%u,\"units\":%u,\"cgroups\":%u}", c.knobs,
+                               c.units, c.cgroups);
         g_string_append(out, ",\"groups\":[");
         for (guint i = 0; i < groups->len; i++) {
                 const GroupInfo *g = g_ptr_array_index(groups, i);
@@ -642,7 +761,7 @@ static void print_status_json(const DaemonState *s, const GPtrArray *groups) {
         json_print(out);
 }
 
-static void print_status_text(const DaemonState *s, const GPtrArray *groups) {
+static void print_status_text(const DaemonState *s, const GPtrArray *groups, const GPtrArray *failures) {
         static const TableColumn columns[] = {
                 { "GROUP", false, false, false },
                 { "PRIORITY", true, false, false },
@@ -669,6 +788,20 @@ static void print_status_text(const DaemonState *s, const GPtrArray *groups) {
                 printf("    Managers: %s\n", s->managers);
         if (s->records)
                 printf("     Records: %s\n", s->records);
+        FailureCount c = count_failures(failures);
+        if (c.knobs == 0)
+                printf("    Failures: none\n");
+        else {
+                g_autoptr(GString) on = g_string_new(NULL);
+                if (c.units > 0)
+                        g_string_append_printf(on, "%u %s", c.units, c.units == 1 ? "unit" : "units");
+                if (c.cgroups > 0)
+                        g_string_append_printf(on, "%s%u %s", c.units > 0 ? " and " : "", c.cgroups,
+                                               c.cgroups == 1 ? "cgroup" : "cgroups");
+                printf("    Failures: %s%u %s%s on %s failed %s last write (see: policyctl explain)\n",
+                       ansi_highlight_red(), c.knobs, c.knobs == 1 ? "knob" : "knobs", ansi_normal(), on->str,
+                       c.knobs == 1 ? "its" : "their");
+        }
         if (s->n_need_daemon_reload > 0)
                 printf("   Generator: %" PRIu32 " %s unit files name changed groups: run 'systemctl daemon-reload'\n"
                        "              (or 'policyctl reload --daemon-reload') for their exec-time settings\n",
@@ -734,11 +867,20 @@ int verb_status(int argc, char **argv) {
                 g->n_members = members->len / 3;
         }
 
+        g_autoptr(GPtrArray) failures = NULL;
+        if (code == EXIT_OK) {
+                sd_bus_error error = SD_BUS_ERROR_NULL;
+                int r = read_write_failures(bus, "", &failures, &error);
+                if (r < 0)
+                        code = error.name ? report_call_error("status", "ListWriteFailures", &error, r)
+                                          : bad_reply("ListWriteFailures", r);
+                sd_bus_error_free(&error);
+        }
         if (code == EXIT_OK) {
                 if (arg_json)
-                        print_status_json(&state, groups);
+                        print_status_json(&state, groups, failures);
                 else
-                        print_status_text(&state, groups);
+                        print_status_text(&state, groups, failures);
         }
         daemon_state_done(&state);
         return code;
@@ -990,7 +1132,7 @@ static void json_append_bytes(GString *out, const char *value) {
 /* One row of Explain as data: the text's compound cells ("SwapMax
  * (memory.swap.max)", "50% (2G)", "file:line") in fields of their own, and
  * sizes in bytes as numbers. */
-static void append_knob_json(GString *out, const char *const *k) {
+static void append_knob_json(GString *out, const char *const *k, const KnobFailure *failure) {
         g_autofree char *target = NULL;
         g_autofree char *knob = split_knob_name(k[KNOB_NAME], &target);
         int known = (int) knob_from_string(knob);
@@ -1032,10 +1174,43 @@ static void append_knob_json(GString *out, const char *const *k) {
                 g_string_append(out, ",\"line\":null");
         }
         json_append_field(out, "note", k[KNOB_NOTE], false);
+        /* The last write, when it failed: null otherwise. */
+        json_append_field(out, "last_error", failure ? failure->message : NULL, false);
+        g_string_append(out, ",\"last_error_errno\":");
+        if (failure)
+                g_string_append_printf(out, "%" PRIi32, failure->error);
+        else
+                g_string_append(out, "null");
+        g_string_append(out, ",\"last_error_usec\":");
+        if (failure)
+                g_string_append_printf(out, "%" PRIu64, failure->usec);
+        else
+                g_string_append(out, "null");
+        json_append_field(out, "last_error_value", failure ? failure->value : NULL, false);
+}
+
+/* The failure of an explain row's knob, or NULL; marked as shown. */
+static KnobFailure *knob_row_failure(GPtrArray *failures, const char *const *k) {
+        g_autofree char *target = NULL;
+        g_autofree char *knob = split_knob_name(k[KNOB_NAME], &target);
+        KnobFailure *f = find_knob_failure(failures, k[KNOB_BACKEND], target ? target : knob);
+
+        if (f)
+                f->shown = true;
+        return f;
+}
+
+/* A failure no row shows (an undo of a knob the groups no longer set), as
+ * a row of its own. */
+static void failure_row(const KnobFailure *f, const char *ret[static _KNOB_FIELDS]) {
+        for (size_t i = 0; i < _KNOB_FIELDS; i++)
+                ret[i] = "";
+        ret[KNOB_NAME] = f->target;
+        ret[KNOB_BACKEND] = f->backend;
 }
 
 static void print_explain_json(const char *unit, const char *cgroup, const GPtrArray *groups,
-                               const GPtrArray *knobs, const GPtrArray *processes) {
+                               const GPtrArray *knobs, const GPtrArray *processes, GPtrArray *failures) {
         g_autoptr(GString) out = g_string_new("{");
 
         g_autofree char *manager = unit_manager_name(unit);
@@ -1052,7 +1227,18 @@ static void print_explain_json(const char *unit, const char *cgroup, const GPtrA
         g_string_append(out, "],\"knobs\":[");
         for (guint i = 0; i < knobs->len / _KNOB_FIELDS; i++) {
                 g_string_append(out, i > 0 ? ",{" : "{");
-                append_knob_json(out, (const char *const *) knobs->pdata + _KNOB_FIELDS * i);
+                const char *const *k = (const char *const *) knobs->pdata + _KNOB_FIELDS * i;
+                append_knob_json(out, k, knob_row_failure(failures, k));
+                g_string_append_c(out, '}');
+        }
+        for (guint i = 0; i < failures->len; i++) {
+                const KnobFailure *f = g_ptr_array_index(failures, i);
+                const char *k[_KNOB_FIELDS];
+                if (f->shown)
+                        continue;
+                failure_row(f, k);
+                g_string_append(out, out->str[out->len - 1] == '[' ? "{" : ",{");
+                append_knob_json(out, k, f);
                 g_string_append_c(out, '}');
         }
         g_string_append_c(out, ']');
@@ -1062,7 +1248,7 @@ static void print_explain_json(const char *unit, const char *cgroup, const GPtrA
 }
 
 static void print_explain_text(const char *unit, const char *cgroup, const GPtrArray *groups,
-                               const GPtrArray *knobs, const GPtrArray *processes) {
+                               const GPtrArray *knobs, const GPtrArray *processes, GPtrArray *failures) {
         /* Requested and effective stay whole: they are what explain is for.
          * The directories of the source go first (its file name and line
          * stay), then the backend file after the knob's name. This fits 80
@@ -1073,7 +1259,10 @@ static void print_explain_text(const char *unit, const char *cgroup, const GPtrA
         };
         g_autoptr(GString) group_list = g_string_new(NULL);
         guint n = knobs->len / _KNOB_FIELDS;
-        bool any_cap = false;
+        bool any_cap = false, any_failure = false;
+        uint64_t now = now_realtime_usec();
+        /* Each row's note, with the failure of its last write first. */
+        g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func(g_free);
 
         for (guint i = 0; i < groups->len / 2; i++)
                 g_string_append_printf(group_list, "%s%s (%s)", i > 0 ? ", " : "",
@@ -1086,19 +1275,39 @@ static void print_explain_text(const char *unit, const char *cgroup, const GPtrA
         printf("Cgroup: %s\n", cgroup);
         printf("Groups: %s\n", group_list->len > 0 ? group_list->str : "none");
 
-        if (n == 0) {
+        if (n == 0 && failures->len == 0) {
                 printf("\nNo settings apply.\n");
                 print_processes_text(processes);
                 return;
         }
 
         g_autoptr(Table) t = table_new(knob_columns, _KNOB_FIELDS, true);
-        for (guint i = 0; i < n; i++) {
-                const char *const *k = (const char *const *) knobs->pdata + _KNOB_FIELDS * i;
+        g_autoptr(GPtrArray) names = g_ptr_array_new();
+        for (guint i = 0; i < n + failures->len; i++) {
+                const char *extra[_KNOB_FIELDS];
+                const char *const *k;
+                const KnobFailure *f;
+                if (i < n) {
+                        k = (const char *const *) knobs->pdata + _KNOB_FIELDS * i;
+                        f = knob_row_failure(failures, k);
+                } else {
+                        f = g_ptr_array_index(failures, i - n);
+                        if (f->shown)
+                                continue;
+                        failure_row(f, extra);
+                        k = extra;
+                }
                 bool cap = note_is_cap(k[KNOB_NOTE]);
                 any_cap |= cap;
-                table_add_row(t, cap ? '!' : ' ', k[KNOB_NAME], k[KNOB_REQUESTED], k[KNOB_EFFECTIVE],
-                              k[KNOB_BACKEND], k[KNOB_GROUP], k[KNOB_SOURCE], k[KNOB_NOTE]);
+                any_failure |= f != NULL;
+                g_autofree char *failed = f ? knob_failure_note(f, now) : NULL;
+                char *note = !failed                ? g_strdup(k[KNOB_NOTE])
+                             : isempty(k[KNOB_NOTE]) ? g_strdup(failed)
+                                                     : g_strconcat(failed, "; ", k[KNOB_NOTE], NULL);
+                g_ptr_array_add(notes, note);
+                g_ptr_array_add(names, (char *) k[KNOB_NAME]);
+                table_add_row(t, cap || f ? '!' : ' ', k[KNOB_NAME], k[KNOB_REQUESTED], k[KNOB_EFFECTIVE],
+                              k[KNOB_BACKEND], k[KNOB_GROUP], k[KNOB_SOURCE], note);
         }
         table_layout(t, cuts, ELEMENTSOF(cuts));
         putchar('\n');
@@ -1107,14 +1316,19 @@ static void print_explain_text(const char *unit, const char *cgroup, const GPtrA
         if (t->dropped[KNOB_NOTE]) {
                 /* The terminal is too narrow for the notes in the table. */
                 printf("\nNotes:\n");
-                for (guint i = 0; i < n; i++) {
-                        const char *const *k = (const char *const *) knobs->pdata + _KNOB_FIELDS * i;
-                        if (!isempty(k[KNOB_NOTE]))
-                                printf("%c %s: %s\n", t->markers->str[i], k[KNOB_NAME], k[KNOB_NOTE]);
+                for (guint i = 0; i < notes->len; i++) {
+                        const char *note = g_ptr_array_index(notes, i);
+                        if (!isempty(note))
+                                printf("%c %s: %s\n", t->markers->str[i], (const char *) g_ptr_array_index(names, i),
+                                       note);
                 }
         }
         if (any_cap && !arg_no_legend)
                 printf("\n! A parent cgroup caps the requested value: the kernel enforces the lower one.\n");
+        if (any_failure && !arg_no_legend)
+                printf("%s! The last write failed: policyd tries again when it next applies the cgroup, and the "
+                       "journal has each failure (journalctl -u policyd).\n",
+                       any_cap ? "" : "\n");
         print_processes_text(processes);
 }
 
@@ -1211,11 +1425,20 @@ int verb_explain(int argc, char **argv) {
         r = read_processes(bus, target, processes);
         if (r < 0)
                 return bad_reply("ListProcesses", r);
+        g_autoptr(GPtrArray) failures = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        r = read_write_failures(bus, target, &failures, &error);
+        if (r < 0) {
+                code = error.name ? report_call_error("explain", "ListWriteFailures", &error, r)
+                                  : bad_reply("ListWriteFailures", r);
+                sd_bus_error_free(&error);
+                return code;
+        }
 
         if (arg_json)
-                print_explain_json(unit, cgroup, groups, knobs, processes);
+                print_explain_json(unit, cgroup, groups, knobs, processes, failures);
         else
-                print_explain_text(unit, cgroup, groups, knobs, processes);
+                print_explain_text(unit, cgroup, groups, knobs, processes, failures);
         return EXIT_OK;
 }
 

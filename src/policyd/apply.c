@@ -121,6 +121,12 @@ static void sync_kernel_file(Subject *s, const char *property, const char *value
                                     property, value, file, strempty(a->new_value), strempty(a->old_value));
                 else
                         apply_log_action(subject_name(s), a, LOG_NOTICE);
+                /* The property's row in explain stands for its file too. */
+                if (a->result == ACTION_WROTE || a->result == ACTION_UNCHANGED)
+                        write_failures_clear(s->write_failures, BACKEND_SYSTEMD_PROPERTY, property);
+                else if (a->result == ACTION_FAILED)
+                        write_failures_set(s->write_failures, BACKEND_SYSTEMD_PROPERTY, property, value, a->error,
+                                           NULL, (uint64_t) g_get_real_time());
         }
         if (r < 0 && !errno_is_vanished(r))
                 log_context(LOG_DEBUG, r, subject_name(s), NULL, NULL, 0, "Failed to bring %s in line with %s: %m", file,
@@ -377,6 +383,15 @@ static char *changes_to_string(GPtrArray *changes, bool with_values) {
         return g_string_free(g_steal_pointer(&s), FALSE);
 }
 
+/* Each property of a SetUnitProperties call that failed, for explain. */
+static void properties_failed(Subject *s, GPtrArray *changes, int error, const char *message) {
+        for (guint i = 0; i < changes->len; i++) {
+                const PropertyChange *c = g_ptr_array_index(changes, i);
+                write_failures_set(s->write_failures, BACKEND_SYSTEMD_PROPERTY, c->property, c->value,
+                                   error != 0 ? error : EIO, message, (uint64_t) g_get_real_time());
+        }
+}
+
 /* systemd answered a SetUnitProperties call (error NULL: it took it). s
  * is NULL when the subject went away meanwhile. */
 void subject_properties_set(Subject *s, const char *unit, GPtrArray *changes, bool undo, const sd_bus_error *error) {
@@ -384,6 +399,8 @@ void subject_properties_set(Subject *s, const char *unit, GPtrArray *changes, bo
                 g_autofree char *what = changes_to_string(changes, true);
                 log_context(bus_error_is_vanished(error) ? LOG_DEBUG : LOG_WARNING, 0, unit, NULL, NULL, 0,
                             "Failed to %s %s: %s", undo ? "restore" : "set", what, error->message);
+                if (s && !bus_error_is_vanished(error))
+                        properties_failed(s, changes, sd_bus_error_get_errno(error), error->message);
                 if (s && !undo)
                         record_revert(s, changes);
                 return;
@@ -399,6 +416,7 @@ void subject_properties_set(Subject *s, const char *unit, GPtrArray *changes, bo
                                     isempty(ch->previous) ? "unset" : ch->previous);
                 if (!s)
                         continue;
+                write_failures_clear(s->write_failures, BACKEND_SYSTEMD_PROPERTY, ch->property);
                 if (undo) {
                         PropertyRecord *rec = subject_find_property_record(s, ch->property);
                         if (rec)
@@ -427,8 +445,12 @@ static void set_unit_properties(Subject *s, GPtrArray *changes, bool undo, bool 
                 }
         }
         SystemdLink *l = manager_link_of(s->manager, s);
-        if ((l ? systemd_set_unit_properties(l, s->unit, changes, undo) : -ENOTCONN) < 0 && !undo)
-                record_revert(s, changes);
+        int r = l ? systemd_set_unit_properties(l, s->unit, changes, undo) : -ENOTCONN;
+        if (r < 0) {
+                properties_failed(s, changes, r, NULL);
+                if (!undo)
+                        record_revert(s, changes);
+        }
 }
 
 /* Whether the plan may need a call to systemd: a value to set, a record to
@@ -468,6 +490,27 @@ static char **systemd_properties_involved(const Subject *s, const CgroupPlan *pl
                         g_strv_builder_add(b, rec->property);
         }
         return g_strv_builder_end(b);
+}
+
+/* A knob whose failure explain still shows: the plan wants it, or a record
+ * holds it (an undo to finish, or to try again). */
+typedef struct KnobsInPlay {
+        const Subject *s;
+        const CgroupPlan *plan;
+} KnobsInPlay;
+
+static bool knob_in_play(Backend backend, const char *target, void *userdata) {
+        const KnobsInPlay *k = userdata;
+
+        for (guint i = 0; i < k->plan->items->len; i++) {
+                const PlanItem *item = g_ptr_array_index(k->plan->items, i);
+                if (item->backend == backend && streq(item->target, target))
+                        return true;
+        }
+        if (backend == BACKEND_SYSTEMD_PROPERTY)
+                return subject_find_property_record((Subject *) k->s, target) != NULL;
+        guint index = 0;
+        return k->s->record && cgroup_record_find(k->s->record, backend, target, &index) != NULL;
 }
 
 static void apply_systemd_properties(Subject *s, const CgroupPlan *plan, bool focus_move) {
@@ -553,6 +596,9 @@ static void apply_systemd_properties(Subject *s, const CgroupPlan *plan, bool fo
         restore_stale_generated(s, plan, restores);
         /* The records go when systemd confirms. */
         set_unit_properties(s, restores, true, focus_move);
+
+        const KnobsInPlay in_play = { s, plan };
+        write_failures_prune(s->write_failures, BACKEND_SYSTEMD_PROPERTY, knob_in_play, (void *) &in_play);
 }
 
 static bool same_groups(const Resolution *r, const Subject *s) {
@@ -687,6 +733,7 @@ static void apply_pass(Subject *s, CandidateData *gathered, CgroupHandle *cgroup
         s->record_error = 0;
         s->record_failed_cgroup = s->record_failed_properties = false;
         if (isempty(s->cgroup) || !subject_is_running(s)) {
+                g_ptr_array_set_size(s->write_failures, 0);
                 record_pass_done(s, 0);
                 subject_forget_cgroup(s);
                 subject_keep_resolution(s, NULL);
@@ -738,6 +785,12 @@ static void apply_pass(Subject *s, CandidateData *gathered, CgroupHandle *cgroup
         for (guint i = 0; i < report->actions->len; i++)
                 log_apply_action(who, g_ptr_array_index(report->actions, i), focus_move);
         log_no_space(s, report);
+        if (!m->dry_run) {
+                const KnobsInPlay in_play = { s, plan };
+                write_failures_update(s->write_failures, report, (uint64_t) g_get_real_time());
+                write_failures_prune(s->write_failures, BACKEND_XATTR, knob_in_play, (void *) &in_play);
+                write_failures_prune(s->write_failures, BACKEND_CGROUP_FILE, knob_in_play, (void *) &in_play);
+        }
         if (errno_is_vanished(k)) {
                 log_context(LOG_DEBUG, k, who, NULL, NULL, 0, "cgroup %s vanished", s->cgroup);
                 subject_forget_cgroup(s);

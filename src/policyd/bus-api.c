@@ -306,6 +306,57 @@ static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *err
         return sd_bus_send(NULL, reply, NULL);
 }
 
+/* ---- ListWriteFailures ---- */
+
+static int append_write_failures(sd_bus_message *reply, const Subject *s) {
+        for (guint i = 0; i < s->write_failures->len; i++) {
+                const WriteFailure *f = g_ptr_array_index(s->write_failures, i);
+                int r = sd_bus_message_append(reply, "(ssssssit)", strempty(subject_unit_id(s)), strempty(s->cgroup),
+                                              backend_to_string(f->backend), f->target, strempty(f->value),
+                                              strempty(f->message), (int32_t) f->error, f->realtime_usec);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int method_list_write_failures(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        g_autoptr(sd_bus_message) reply = NULL;
+        g_autofree char *key = NULL, *cgroup = NULL;
+        const char *arg;
+        int r;
+
+        r = sd_bus_message_read(msg, "s", &arg);
+        if (r < 0)
+                return r;
+        if (!isempty(arg)) {
+                r = resolve_target_argument(m, arg, &key, &cgroup, error);
+                if (r < 0)
+                        return r;
+                pid_target_to_nearest_subject(m, arg, cgroup, &key);
+        }
+        r = sd_bus_message_new_method_return(msg, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "(ssssssit)");
+        if (r < 0)
+                return r;
+        g_autoptr(GPtrArray) keys = sorted_subject_keys(m);
+        for (guint i = 0; i < keys->len; i++) {
+                const char *k = g_ptr_array_index(keys, i);
+                if (key && !streq(k, key))
+                        continue;
+                r = append_write_failures(reply, g_hash_table_lookup(m->subjects, k));
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
 /* ---- ListProcesses ---- */
 
 static int method_list_processes(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
@@ -792,6 +843,8 @@ static const sd_bus_vtable manager_vtable[] = {
                                  method_explain, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("ListProcesses", "s", SD_BUS_PARAM(target), "a(ussssss)", SD_BUS_PARAM(processes),
                                  method_list_processes, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("ListWriteFailures", "s", SD_BUS_PARAM(target), "a(ssssssit)",
+                                 SD_BUS_PARAM(failures), method_list_write_failures, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("Assign", "ss", SD_BUS_PARAM(target) SD_BUS_PARAM(group), NULL, ,
                                  method_assign, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("Unassign", "ss", SD_BUS_PARAM(target) SD_BUS_PARAM(group), NULL, ,

@@ -73,6 +73,7 @@ Subject *subject_free(Subject *s) {
         cgroup_record_free(s->record);
         g_ptr_array_unref(s->property_records);
         g_hash_table_unref(s->relied_properties);
+        g_ptr_array_unref(s->write_failures);
         g_free(s);
         return NULL;
 }
@@ -110,6 +111,7 @@ static Subject *subject_create(Manager *m, char *key, const char *unit, const ch
         s->unit_properties = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
         s->property_records = g_ptr_array_new_with_free_func(property_record_destroy);
         s->relied_properties = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        s->write_failures = write_failures_new();
 
         /* What the file holds counts as saved: a start rewrites no record
          * that has not changed. (Not known: a file that would not parse,
@@ -449,7 +451,15 @@ void subject_save(Subject *s) {
                 log_context(LOG_WARNING, r, subject_name(s), NULL, NULL, 0, "Failed to save the properties set: %m");
 }
 
+static bool is_property_failure(Backend backend, const char *target, void *userdata) {
+        (void) target;
+        (void) userdata;
+        return backend == BACKEND_SYSTEMD_PROPERTY;
+}
+
 void subject_forget_cgroup(Subject *s) {
+        /* What failed on it went with it. */
+        write_failures_prune(s->write_failures, -1, is_property_failure, NULL);
         if (!s->record || s->record->items->len == 0)
                 return;
         g_clear_pointer(&s->record, cgroup_record_free);

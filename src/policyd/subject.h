@@ -13,6 +13,7 @@
 
 #include "cgroup-apply.h"
 #include "resolve.h"
+#include "write-failure.h"
 
 typedef struct Manager Manager;
 
@@ -88,6 +89,9 @@ typedef struct Subject {
         unsigned record_retries;
         uint64_t record_retry_at;    /* CLOCK_MONOTONIC µs */
         sd_event_source *record_retry;
+        /* WriteFailure*: each knob whose last write failed, until one
+         * succeeds or nothing wants it (apply.c); for explain and status. */
+        GPtrArray *write_failures;
         PlanFlags plan_flags;        /* of the last apply (gather_plan_flags()) */
         bool needs_daemon_reload;    /* a group its unit file names changed since systemd last ran the generator */
         unsigned refresh_generation; /* drops replies of superseded refreshes */

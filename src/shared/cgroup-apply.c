@@ -693,8 +693,12 @@ static Outcome apply_items(Context *ctx, const CgroupPlan *plan, CgroupRecord *r
                         if (!p->write)
                                 continue;
                         pending_revert(record, p);
-                        if (fail_item(ctx, p->item->backend, p->item->target, p->current, p->item->value, r) ==
-                            OUTCOME_VANISHED) {
+                        Outcome o = fail_item(ctx, p->item->backend, p->item->target, p->current, p->item->value, r);
+                        if (o != OUTCOME_VANISHED && ctx->report && ctx->report->actions->len > 0) {
+                                Action *a = g_ptr_array_index(ctx->report->actions, ctx->report->actions->len - 1);
+                                a->unrecorded = true;
+                        }
+                        if (o == OUTCOME_VANISHED) {
                                 report_add(ctx->report, ACTION_VANISHED, p->item->backend, p->item->target, NULL,
                                            p->item->value, -ENOENT);
                                 result = OUTCOME_VANISHED;

@@ -37,6 +37,7 @@ typedef struct Action {
         char *old_value; /* may be NULL */
         char *new_value; /* may be NULL */
         int error;       /* negative errno for FAILED/NO_SPACE/VANISHED */
+        bool unrecorded; /* FAILED: not attempted, as its record could not be kept (ApplyHooks) */
 } Action;
 
 typedef struct ApplyReport {

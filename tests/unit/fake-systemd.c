@@ -25,6 +25,8 @@
  *   AddUnit(s line)       add or replace a unit, then send UnitNew and JobRemoved
  *   RemoveUnit(s unit)    drop a unit, then send UnitRemoved
  *   SetProperty(s unit, s key, s value)   change a property, then send PropertiesChanged
+ *   Refuse(s property)    answer InvalidArgs to a SetUnitProperties call that sets it ("": none);
+ *                         the unit keeps its values, and the log line ends in " refused"
  * Manager.Reload sends Reloading(true), replies, then Reloading(false).
  * LoadUnit of a unit the fake does not have answers its path, as systemd
  * does, whose LoadState reads "not-found" (every other property of it is
@@ -64,6 +66,7 @@ static struct {
         uint64_t delay_usec;
         GPtrArray *hold; /* method names, or "*" */
         GPtrArray *held; /* sd_bus_message calls waiting for their reply */
+        char *refuse; /* a property SetUnitProperties refuses, or NULL */
         uint32_t job_id;
 } fake;
 
@@ -472,6 +475,8 @@ static int on_set_unit_properties(sd_bus_message *call) {
         GString *line = g_string_new(NULL);
         g_string_printf(line, "SetUnitProperties %s runtime=%s", name, runtime ? "yes" : "no");
 
+        GHashTable *values = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        bool refused = false;
         r = sd_bus_message_enter_container(call, 'a', "(sv)");
         while (r >= 0 && (r = sd_bus_message_enter_container(call, 'r', "sv")) > 0) {
                 const char *key;
@@ -481,17 +486,28 @@ static int on_set_unit_properties(sd_bus_message *call) {
                         r = read_variant(call, &value);
                 if (r >= 0) {
                         g_string_append_printf(line, " %s=%s", key, value);
-                        if (u)
-                                g_hash_table_replace(u->properties, g_strdup(key), value);
-                        else
-                                g_free(value);
+                        refused = refused || (fake.refuse && strcmp(key, fake.refuse) == 0);
+                        g_hash_table_replace(values, g_strdup(key), value);
                         r = sd_bus_message_exit_container(call);
                 }
         }
+        if (refused)
+                g_string_append(line, " refused");
+        else if (u) {
+                GHashTableIter it;
+                gpointer key, value;
+                g_hash_table_iter_init(&it, values);
+                while (g_hash_table_iter_next(&it, &key, &value))
+                        g_hash_table_replace(u->properties, g_strdup(key), g_strdup(value));
+        }
+        g_hash_table_unref(values);
         log_line("%s", line->str);
         g_string_free(line, true);
         if (r < 0)
                 return sd_bus_reply_method_errorf(call, SD_BUS_ERROR_INVALID_ARGS, "Bad properties");
+        if (refused)
+                return sd_bus_reply_method_errorf(call, SD_BUS_ERROR_INVALID_ARGS, "Cannot set property %s: refused by the test",
+                                                  fake.refuse);
         return reply_later(call);
 }
 
@@ -539,6 +555,11 @@ static int on_control(sd_bus_message *call) {
                         sd_bus_message_unref(g_ptr_array_index(held, i));
                 }
                 log_line("Released - %u", held->len);
+        } else if (strcmp(member, "Refuse") == 0) {
+                if (sd_bus_message_read(call, "s", &a) < 0)
+                        goto bad;
+                g_free(fake.refuse);
+                fake.refuse = *a ? g_strdup(a) : NULL;
         } else if (strcmp(member, "AddUnit") == 0) {
                 g_autoptr(GError) error = NULL;
                 if (sd_bus_message_read(call, "s", &a) < 0)

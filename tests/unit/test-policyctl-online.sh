@@ -203,8 +203,10 @@ check_json "status --json is one object with the daemon's state and the groups" 
 import time
 assert set(d) == {"version", "dry_run", "n_groups", "n_members", "config_errors", "config_warnings",
                   "units_need_daemon_reload", "processes", "attributes", "managers", "records", "last_reload_usec",
-                  "last_reload", "groups"}, sorted(d)
+                  "last_reload", "write_failures", "groups"}, sorted(d)
 assert d["units_need_daemon_reload"] == 0, d
+# Nothing is applied yet: no write has failed.
+assert d["write_failures"] == {"knobs": 0, "units": 0, "cgroups": 0}, d["write_failures"]
 # The fake systemd runs no user@UID.service: PID 1 alone.
 assert d["managers"].startswith("system (") and "user@" not in d["managers"], d["managers"]
 # alpha sets KSM=: the process layer is on, and no unit runs under this fake systemd.
@@ -290,7 +292,8 @@ for k in d['knobs']:
     assert {'knob', 'target', 'requested', 'effective', 'backend', 'group', 'file', 'line', 'note'} <= set(k), k
 x = [k for k in d['knobs'] if k['knob'] == 'user.test.class']
 assert x == [{'knob': 'user.test.class', 'target': 'user.test.class', 'requested': 'beta', 'effective': 'beta',
-              'backend': 'xattr', 'group': 'beta', 'file': '/run/policy.d/beta.policy', 'line': 5, 'note': None}], x
+              'backend': 'xattr', 'group': 'beta', 'file': '/run/policy.d/beta.policy', 'line': 5, 'note': None,
+              'last_error': None, 'last_error_errno': None, 'last_error_usec': None, 'last_error_value': None}], x
 # No prose in the data: the knob apart from its file, sizes in bytes as numbers.
 x = [k for k in d['knobs'] if k['knob'] == 'SwapMax']
 assert len(x) == 1 and x[0]['target'] == 'memory.swap.max' and x[0]['requested'] == '1G', x

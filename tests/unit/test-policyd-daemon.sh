@@ -18,6 +18,10 @@
 #     while it was not running (issue 8, 1.5).
 #   - its own interface is the one the installed introspection XML describes,
 #     and the properties it declares as announced are (issue 27, 8).
+
+#   - explain shows each knob whose last write failed, and why, and status
+#     counts them, until a later write succeeds or nothing wants the knob;
+#     --self-test fails without the memory controller (issue 27, 9).
 # Prints TAP lines; exits 0, 1 on a failure, or 77 when this machine cannot
 # run it (the reason is printed).
 #
@@ -1052,6 +1056,93 @@ check_stop "policyd exits 0" 5
 stop_fake
 umount "$tmp/state"
 rmdir "$cg/pc.scope" "$cg/pc-full.scope" "$cg/pc-ufg.service"
+
+# === 7b. An honest view: failed writes in explain and status (issue 27, 9)
+
+# Three writes fail: systemd refuses SwapMax= (the fake's Refuse), the
+# group's attribute does not fit (127 xattrs of the test's own, and the tag,
+# fill cgroupfs's 128), and memory.swap.high is not there (the test's cgroup
+# enables no controller for its children).
+mkdir "$cg/hf.service"
+for i in $(seq 1 127); do setfattr -n "user.test.fill$i" -v 1 "$cg/hf.service"; done
+echo "hf.service ControlGroup=$rel/hf.service Slice=hf.slice MemorySwapMax=infinity" > "$tmp/units"
+rm -f /run/policy.d/*
+put /run/policy.d/hf.policy '[Match]\nSlice=hf.slice\n[Swap]\nSwapMax=1G\nSwapHigh=50M\n[Attributes]\nXAttr=user.test.hf=1\n'
+start_fake
+control Refuse s MemorySwapMax > /dev/null
+start_policyd || not_ok "policyd starts" "$(policyd_log)"
+wait_for 10 knows_cgroup hf.service || not_ok "policyd reads hf.service" "$(policyd_log)"
+wait_for 10 grep -q "^SetUnitProperties hf.service .* refused$" "$tmp/fake.log"
+sleep 0.3
+out=$("$policyctl" explain hf.service 2>&1)
+row() { grep -E "^! +$1 " <<< "$out"; } # a knob's row, marked as failed
+name="explain marks each knob whose last write failed with !, and says when, why and what it wanted"
+if row 'SwapMax \(MemorySwapMax\)' | grep -qE "write failed (just now|[0-9]+s ago): Cannot set property MemorySwapMax: refused by the test, wanted 1G" \
+        && row 'user\.test\.hf' | grep -qE "write failed (just now|[0-9]+s ago): No space left on device, wanted 1" \
+        && row 'SwapHigh \(memory\.swap\.high\)' | grep -qE "write failed (just now|[0-9]+s ago): No such file or directory .*, wanted 50M" \
+        && grep -q "^! The last write failed" <<< "$out" && grep -qE '^  user\.policy\.group ' <<< "$out"; then
+        ok "$name"
+else
+        not_ok "$name" "$out"
+fi
+check_failures_json() { # name, python on d (explain's JSON) and s (status's)
+        local v
+        v=$(python3 -c "import json, sys, time
+d = json.loads(sys.argv[1]); s = json.loads(sys.argv[2])
+k = {x['knob']: x for x in d['knobs']}
+$2" "$("$policyctl" --json explain hf.service)" "$("$policyctl" --json status)" 2>&1) && ok "$1" || not_ok "$1" "$v"
+}
+check_failures_json "explain --json gives each failure as data: errno and time as numbers, the value tried" '
+f = k["SwapMax"]
+assert f["last_error_errno"] == 22 and f["last_error"] == "Cannot set property MemorySwapMax: refused by the test", f
+assert type(f["last_error_usec"]) is int and abs(f["last_error_usec"] / 1e6 - time.time()) < 60, f
+assert f["last_error_value"] == "1073741824", f
+f = k["user.test.hf"]
+assert (f["last_error_errno"], f["last_error"], f["last_error_value"]) == (28, "No space left on device", "1"), f
+f = k["SwapHigh"]
+assert (f["last_error_errno"], f["last_error_value"]) == (2, "52428800"), f
+assert k["user.policy.group"]["last_error"] is None and k["user.policy.group"]["last_error_errno"] is None, k
+assert s["write_failures"] == {"knobs": 3, "units": 1, "cgroups": 0}, s["write_failures"]'
+out=$("$policyctl" status 2>&1)
+grep -qx "    Failures: 3 knobs on 1 unit failed their last write (see: policyctl explain)" <<< "$out" \
+        && ok "status counts the failed knobs and their units" || not_ok "status counts the failed knobs and their units" "$out"
+
+# The causes go: the next writes succeed, and the failures with them.
+for i in $(seq 1 10); do setfattr -x "user.test.fill$i" "$cg/hf.service"; done
+control Refuse s "" > /dev/null
+"$policyctl" reload > /dev/null 2>&1
+wait_for 10 xattr_is "$cg/hf.service" user.test.hf 1
+wait_for 10 grep -q "^SetUnitProperties hf.service .*MemorySwapMax=1073741824$" "$tmp/fake.log"
+sleep 0.3
+check_failures_json "a later successful write clears the failure: of the attribute, and of the systemd property" '
+assert k["SwapMax"]["last_error"] is None and k["user.test.hf"]["last_error"] is None, k
+assert k["SwapHigh"]["last_error_errno"] == 2, k["SwapHigh"]
+assert s["write_failures"] == {"knobs": 1, "units": 1, "cgroups": 0}, s["write_failures"]'
+put /run/policy.d/hf.policy '[Match]\nSlice=hf.slice\n[Swap]\nSwapMax=1G\n[Attributes]\nXAttr=user.test.hf=1\n'
+"$policyctl" reload > /dev/null 2>&1
+out=$("$policyctl" status 2>&1)
+grep -qx "    Failures: none" <<< "$out" && ! "$policyctl" explain hf.service | grep -q '^!' \
+        && ok "a failed knob the group no longer sets is forgotten" \
+        || not_ok "a failed knob the group no longer sets is forgotten" "$out" "$("$policyctl" explain hf.service)"
+check_stop "policyd exits 0" 5
+stop_fake
+find "$cg/hf.service" -maxdepth 0 -exec rmdir {} \;
+
+# --self-test: exit 0 with the memory controller on cgroup v2, else 4 and
+# what cannot be applied.
+out=$("$policyd" --self-test 2>&1); rc=$?
+if grep -qw memory "$cgroot/cgroup.controllers"; then
+        [ "$rc" = 0 ] && grep -q "Preflight checks passed" <<< "$out" \
+                && ok "--self-test with the memory controller passes" \
+                || not_ok "--self-test with the memory controller passes" "exit $rc" "$out"
+else
+        [ "$rc" = 4 ] && grep -q "memory controller is not available" <<< "$out" \
+                && grep -q "SwapMax=, SwapHigh=, ZSwapMax=, ZSwapWriteback= and SwapTiers=" <<< "$out" \
+                && ! grep -q "passed" <<< "$out" \
+                && ok "--self-test without the memory controller exits 4 and says what cannot be applied" \
+                || not_ok "--self-test without the memory controller exits 4 and says what cannot be applied" \
+                        "exit $rc" "$out"
+fi
 
 # === 8. The bus itself going away under calls in flight (last: it ends this bus)
 
