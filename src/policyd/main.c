@@ -21,6 +21,7 @@ enum {
         EXIT_FAILED = 1,    /* could not start, or lost the bus with --once */
         EXIT_USAGE = 2,
         EXIT_PREFLIGHT = 3, /* the system lacks what policyd needs: no cgroup v2 hierarchy */
+        EXIT_NO_MEMORY = 4, /* --self-test: policyd would run, but apply no swap or zswap setting */
 };
 
 static bool arg_dry_run = false;
@@ -118,7 +119,16 @@ static void report_capabilities(void) {
                 cap_free(caps);
 }
 
-static int preflight(char **ret_cgroup_root) {
+/* Whether a blank-separated list (cgroup.controllers) has word. */
+static bool has_word(const char *list, const char *word) {
+        g_auto(GStrv) words = g_strsplit_set(list, " \t\n", -1);
+        return g_strv_contains((const char *const *) words, word);
+}
+
+/* Which settings of a group need the memory controller on cgroup v2. */
+#define MEMORY_SETTINGS "SwapMax=, SwapHigh=, ZSwapMax=, ZSwapWriteback= and SwapTiers="
+
+static int preflight(char **ret_cgroup_root, bool *ret_memory) {
         g_autofree char *root = NULL;
         g_autofree char *controllers_path = NULL;
         g_autofree char *controllers = NULL;
@@ -131,7 +141,9 @@ static int preflight(char **ret_cgroup_root) {
         controllers_path = g_build_filename(root, "cgroup.controllers", NULL);
         if (!g_file_get_contents(controllers_path, &controllers, NULL, NULL))
                 return log_error_errno(-EIO, "Cannot read %s.", controllers_path);
-        if (!strstr(controllers, "memory"))
+        /* On a hybrid hierarchy memory is cgroup v1's, which policyd does not write. */
+        bool memory = has_word(controllers, "memory");
+        if (!memory && !arg_self_test)
                 log_warning("The memory controller is not available in %s: swap and zswap settings cannot be "
                             "applied, only xattrs.",
                             root);
@@ -140,8 +152,9 @@ static int preflight(char **ret_cgroup_root) {
                 log_warning("Not running as root: writes to cgroups and systemd calls will fail.");
         report_capabilities();
 
-        log_info("cgroup v2 at %s, controllers: %s", root, g_strstrip(controllers));
+        log_info("cgroup v2 at %s, controllers: %s", root, isempty(g_strstrip(controllers)) ? "none" : controllers);
         *ret_cgroup_root = TAKE_PTR(root);
+        *ret_memory = memory;
         return 0;
 }
 
@@ -155,11 +168,19 @@ int main(int argc, char **argv) {
         if (r <= 0)
                 return r < 0 ? EXIT_USAGE : EXIT_OK;
 
-        r = preflight(&cgroup_root);
+        bool memory = false;
+        r = preflight(&cgroup_root, &memory);
         if (r < 0)
                 return EXIT_PREFLIGHT;
         if (arg_self_test) {
-                log_info("Preflight checks passed.");
+                if (!memory) {
+                        log_error("Preflight check failed: the memory controller is not available in %s/cgroup.controllers "
+                                  "(on cgroup v1, or not compiled in). policyd would start, but could apply none of "
+                                  "the groups' " MEMORY_SETTINGS ": only their xattrs and exec-time settings.",
+                                  cgroup_root);
+                        return EXIT_NO_MEMORY;
+                }
+                log_info("Preflight checks passed: cgroup v2 with the memory controller at %s.", cgroup_root);
                 return EXIT_OK;
         }
 
