@@ -17,6 +17,7 @@
 #include "cgroup-apply.h"
 #include "cgroupfs.h"
 #include "util.h"
+#include "write-failure.h"
 
 #define UNIT "/system.slice/foo.service"
 
@@ -880,6 +881,100 @@ static void test_apply_hook_failure_writes_nothing(Tree *t, gconstpointer data) 
         g_assert_cmpstr(content, ==, "max\n");
         g_assert_null(record_get(rec, "memory.swap.max"));
         g_assert_cmpint(report_get(report, "memory.swap.max")->result, ==, ACTION_FAILED);
+}
+
+/* A knob whose write fails (a directory where its file should be) keeps
+ * the failure, with errno, value and time, until a later write succeeds;
+ * the knob written beside it has none. */
+static void test_write_failure_kept_until_a_write_succeeds(Tree *t, gconstpointer data) {
+        g_autoptr(TestResolution) r = res_new();
+        g_autoptr(SystemFacts) f = facts_new(false, NULL, 0);
+        g_autoptr(CgroupRecord) rec = cgroup_record_new(UNIT);
+        g_autoptr(ApplyReport) report = apply_report_new();
+        g_autoptr(GPtrArray) failures = write_failures_new();
+        g_autofree char *high = g_build_filename(t->unit, "memory.swap.high", NULL);
+
+        res_set_bytes(r, KNOB_SWAP_MAX, 64 << 20);
+        res_set_bytes(r, KNOB_SWAP_HIGH, 32 << 20);
+        g_autoptr(CgroupPlan) files = build(r, f, 0);
+        g_assert_cmpint(g_unlink(high), ==, 0);
+        g_assert_cmpint(g_mkdir(high, 0755), ==, 0);
+        (void) cgroup_apply_plan(t->cgroupfs, UNIT, files, rec, 0, report);
+        write_failures_update(failures, report, 1000);
+
+        g_assert_cmpuint(failures->len, ==, 1);
+        const WriteFailure *w = write_failures_find(failures, BACKEND_CGROUP_FILE, "memory.swap.high");
+        g_assert_nonnull(w);
+        /* No regular file: the read before the write refuses it. */
+        g_assert_cmpint(w->error, ==, EINVAL);
+        g_assert_cmpstr(w->message, ==, g_strerror(EINVAL));
+        g_assert_cmpstr(w->value, ==, "33554432");
+        g_assert_cmpuint(w->realtime_usec, ==, 1000);
+        g_assert_null(write_failures_find(failures, BACKEND_CGROUP_FILE, "memory.swap.max"));
+
+        /* The same failure again: one entry, with the newer time. */
+        g_autoptr(ApplyReport) again = apply_report_new();
+        (void) cgroup_apply_plan(t->cgroupfs, UNIT, files, rec, 0, again);
+        write_failures_update(failures, again, 2000);
+        g_assert_cmpuint(failures->len, ==, 1);
+        g_assert_cmpuint(((const WriteFailure *) g_ptr_array_index(failures, 0))->realtime_usec, ==, 2000);
+
+        /* The file is back: the write succeeds, and the failure goes. */
+        g_assert_cmpint(g_rmdir(high), ==, 0);
+        put(t->unit, "memory.swap.high", "max\n");
+        g_autoptr(ApplyReport) fixed = apply_report_new();
+        g_assert_cmpint(cgroup_apply_plan(t->cgroupfs, UNIT, files, rec, 0, fixed), ==, 0);
+        assert_action(fixed, "memory.swap.high", ACTION_WROTE);
+        write_failures_update(failures, fixed, 3000);
+        g_assert_cmpuint(failures->len, ==, 0);
+}
+
+/* A write not made because its record could not be kept is no failure of
+ * the knob: the report marks it, and write_failures_update() passes it. */
+static void test_write_failure_not_for_an_unrecorded_write(Tree *t, gconstpointer data) {
+        g_autoptr(TestResolution) r = res_new();
+        g_autoptr(SystemFacts) f = facts_new(false, NULL, 0);
+        g_autoptr(CgroupRecord) rec = cgroup_record_new(UNIT);
+        g_autoptr(ApplyReport) report = apply_report_new();
+        g_autoptr(GPtrArray) failures = write_failures_new();
+        HookLog h = { .unit_dir = t->unit, .fail_with = -EIO };
+        const ApplyHooks hooks = { hook_before_write, &h };
+
+        res_set_bytes(r, KNOB_SWAP_MAX, 64 << 20);
+        g_autoptr(CgroupPlan) p = build(r, f, 0);
+        (void) cgroup_apply_plan_with_hooks(t->cgroupfs, UNIT, p, rec, 0, &hooks, report);
+        const Action *a = report_get(report, "memory.swap.max");
+        g_assert_cmpint(a->result, ==, ACTION_FAILED);
+        g_assert_true(a->unrecorded);
+        write_failures_update(failures, report, 1000);
+        g_assert_cmpuint(failures->len, ==, 0);
+}
+
+static bool keep_none(Backend backend, const char *target, void *userdata) {
+        return false;
+}
+
+static void test_write_failures_set_clear_prune(void) {
+        g_autoptr(GPtrArray) failures = write_failures_new();
+
+        write_failures_set(failures, BACKEND_SYSTEMD_PROPERTY, "MemorySwapMax", "1073741824", -EINVAL,
+                           "Cannot set property MemorySwapMax", 5);
+        write_failures_set(failures, BACKEND_XATTR, "user.x", NULL, ENOSPC, NULL, 6);
+        g_assert_cmpuint(failures->len, ==, 2);
+        const WriteFailure *w = write_failures_find(failures, BACKEND_SYSTEMD_PROPERTY, "MemorySwapMax");
+        g_assert_cmpint(w->error, ==, EINVAL);
+        g_assert_cmpstr(w->message, ==, "Cannot set property MemorySwapMax");
+        w = write_failures_find(failures, BACKEND_XATTR, "user.x");
+        g_assert_null(w->value);
+        g_assert_cmpstr(w->message, ==, g_strerror(ENOSPC));
+        /* Another backend's target of the same name is another knob. */
+        g_assert_null(write_failures_find(failures, BACKEND_CGROUP_FILE, "user.x"));
+
+        write_failures_prune(failures, BACKEND_XATTR, keep_none, NULL);
+        g_assert_cmpuint(failures->len, ==, 1);
+        write_failures_clear(failures, BACKEND_SYSTEMD_PROPERTY, "MemorySwapMax");
+        g_assert_cmpuint(failures->len, ==, 0);
+        write_failures_clear(failures, BACKEND_SYSTEMD_PROPERTY, "MemorySwapMax");
 }
 
 /* Two writes on one cgroup: one save of the record ahead of both, holding
@@ -1782,6 +1877,9 @@ int main(int argc, char **argv) {
         ADD_TREE("apply/records-ahead-of-writes", test_apply_records_ahead_of_writes);
         ADD_TREE("apply/hook-failure-writes-nothing", test_apply_hook_failure_writes_nothing);
         ADD_TREE("apply/records-all-writes-in-one-save", test_apply_records_all_writes_in_one_save);
+        ADD_TREE("write-failure/kept-until-a-write-succeeds", test_write_failure_kept_until_a_write_succeeds);
+        ADD_TREE("write-failure/not-for-an-unrecorded-write", test_write_failure_not_for_an_unrecorded_write);
+        g_test_add_func("/cgroup-apply/write-failure/set-clear-prune", test_write_failures_set_clear_prune);
         ADD_TREE("apply/recorded-file-written-without-read", test_apply_recorded_file_written_without_read);
         ADD_TREE("undo/write-that-never-happened", test_undo_of_a_write_that_never_happened);
         ADD_TREE("handle/keeps-no-plain-files", test_handle_keeps_no_plain_files);
