@@ -18,7 +18,6 @@
 #     while it was not running (issue 8, 1.5).
 #   - its own interface is the one the installed introspection XML describes,
 #     and the properties it declares as announced are (issue 27, 8).
-
 #   - explain shows each knob whose last write failed, and why, and status
 #     counts them, until a later write succeeds or nothing wants the knob;
 #     --self-test fails without the memory controller (issue 27, 9).
