@@ -7,6 +7,7 @@
 #include "gather.h"
 #include "log.h"
 #include "manager.h"
+#include "message-ids.h"
 #include "policy-values.h"
 #include "process-watch.h"
 #include "state-store.h"
@@ -37,7 +38,8 @@ void apply_log_action(const char *who, const Action *a, int change_level) {
         case ACTION_NO_SPACE:
                 break; /* all of them in one message: log_no_space() */
         case ACTION_FAILED:
-                log_context(LOG_WARNING, a->error, who, NULL, NULL, 0, "Failed to write %s: %m", a->target);
+                log_context_id(MESSAGE_ID_WRITE_REFUSED, LOG_WARNING, a->error, who, NULL, NULL, 0,
+                               "Failed to write %s: %m", a->target);
                 break;
         case ACTION_VANISHED:
                 log_context(LOG_DEBUG, a->error, who, NULL, NULL, 0, "cgroup vanished while applying");
@@ -73,10 +75,10 @@ static void log_no_space(Subject *s, const ApplyReport *report) {
         if (n == 0)
                 return;
         const char *who = subject_name(s);
-        log_context(LOG_WARNING, -ENOSPC, who, NULL, NULL, 0,
-                    "%s: %u extended attributes (%zu bytes) did not fit on %s, whose limits (128 user.* names, "
-                    "128 KiB of values) are reached: %s. The other settings are applied.",
-                    who, n, bytes, s->cgroup, names->str);
+        log_context_id(MESSAGE_ID_WRITE_REFUSED, LOG_WARNING, -ENOSPC, who, NULL, NULL, 0,
+                       "%s: %u extended attributes (%zu bytes) did not fit on %s, whose limits (128 user.* names, "
+                       "128 KiB of values) are reached: %s. The other settings are applied.",
+                       who, n, bytes, s->cgroup, names->str);
 }
 
 /* The value to restore on undo, read before policyd first sets property.
@@ -397,8 +399,9 @@ static void properties_failed(Subject *s, GPtrArray *changes, int error, const c
 void subject_properties_set(Subject *s, const char *unit, GPtrArray *changes, bool undo, const sd_bus_error *error) {
         if (error) {
                 g_autofree char *what = changes_to_string(changes, true);
-                log_context(bus_error_is_vanished(error) ? LOG_DEBUG : LOG_WARNING, 0, unit, NULL, NULL, 0,
-                            "Failed to %s %s: %s", undo ? "restore" : "set", what, error->message);
+                log_context_id(MESSAGE_ID_WRITE_REFUSED, bus_error_is_vanished(error) ? LOG_DEBUG : LOG_WARNING, 0,
+                               unit, NULL, NULL, 0, "Failed to %s %s: %s", undo ? "restore" : "set", what,
+                               error->message);
                 if (s && !bus_error_is_vanished(error))
                         properties_failed(s, changes, sd_bus_error_get_errno(error), error->message);
                 if (s && !undo)
@@ -619,26 +622,27 @@ static void log_notes(Subject *s, const Resolution *r, const GPtrArray *previous
                 const char *who = subject_name(s);
                 switch (n->kind) {
                 case RESOLVE_NOTE_UNKNOWN_GROUP:
-                        log_context(level, 0, who, n->group, NULL, 0, "%s names unknown policy group '%s', ignoring it",
-                                    membership_source_to_string(n->source), n->group);
+                        log_context_id(MESSAGE_ID_CONFIG_VALUE_REFUSED, level, 0, who, n->group, NULL, 0,
+                                       "%s names unknown policy group '%s', ignoring it",
+                                       membership_source_to_string(n->source), n->group);
                         break;
                 case RESOLVE_NOTE_MASKED_GROUP:
-                        log_context(level, 0, who, n->group, NULL, 0, "Policy group '%s' is masked, ignoring it",
-                                    n->group);
+                        log_context_id(MESSAGE_ID_CONFIG_VALUE_REFUSED, level, 0, who, n->group, NULL, 0,
+                                       "Policy group '%s' is masked, ignoring it", n->group);
                         break;
                 case RESOLVE_NOTE_SELF_REQUEST_REFUSED:
-                        log_context(level, 0, who, n->group, NULL, 0,
-                                    "Refusing self-request for group '%s': not allowed by the group, or not a "
-                                    "delegated cgroup",
-                                    n->group);
+                        log_context_id(MESSAGE_ID_TRUST_REFUSED, level, 0, who, n->group, NULL, 0,
+                                       "Refusing self-request for group '%s': not allowed by the group, or not a "
+                                       "delegated cgroup",
+                                       n->group);
                         break;
                 case RESOLVE_NOTE_DELEGATION_ROOT:
-                        log_context(level, 0, who, n->group, NULL, 0,
-                                    "Refusing %s for group '%s' on the cgroup of a system unit delegated to its "
-                                    "user: that delegation root's limits are the administrator's; the user's "
-                                    "own cgroups are below it",
-                                    n->source == MEMBERSHIP_SELF_REQUEST ? "self-request" : "the owner's attributes",
-                                    n->group);
+                        log_context_id(MESSAGE_ID_TRUST_REFUSED, level, 0, who, n->group, NULL, 0,
+                                       "Refusing %s for group '%s' on the cgroup of a system unit delegated to its "
+                                       "user: that delegation root's limits are the administrator's; the user's "
+                                       "own cgroups are below it",
+                                       n->source == MEMBERSHIP_SELF_REQUEST ? "self-request" : "the owner's attributes",
+                                       n->group);
                         break;
                 }
         }
@@ -681,9 +685,10 @@ static void announce_resolution(Subject *s, const Resolution *r, bool focus_move
                 return;
         g_autofree char *tag = resolution_group_tag(r);
         g_autofree char *was = s->memberships ? membership_list_tag(s->memberships) : NULL;
-        log_context(focus_move ? LOG_DEBUG : LOG_INFO, 0, subject_name(s), NULL, NULL, 0, "Policy groups: %s%s%s%s",
-                    isempty(tag) ? "(none)" : tag, was ? " (was " : "", was ? (isempty(was) ? "none" : was) : "",
-                    was ? ")" : "");
+        log_context_id(MESSAGE_ID_GROUPS_APPLIED, focus_move ? LOG_DEBUG : LOG_INFO, 0, subject_name(s), NULL, NULL, 0,
+                       "Policy groups: %s%s%s%s",
+                       isempty(tag) ? "(none)" : tag, was ? " (was " : "", was ? (isempty(was) ? "none" : was) : "",
+                       was ? ")" : "");
         bus_api_emit_membership_changed(s->manager, s, r);
 }
 

@@ -15,6 +15,7 @@
 #include "gather.h"
 #include "json-writer.h"
 #include "log.h"
+#include "message-ids.h"
 #include "policy-values.h"
 #include "process-watch.h"
 #include "rate-limit.h"
@@ -469,8 +470,8 @@ static int refuse_self_assign(SelfAssignVerdict v, const SelfAssignRequest *req,
                            : v == SELF_ASSIGN_INVALID_TARGET ? SD_BUS_ERROR_INVALID_ARGS
                                                              : SD_BUS_ERROR_ACCESS_DENIED;
 
-        log_context(LOG_DEBUG, 0, arg, group, NULL, 0, "Refused %s by uid %" PRIu32 ": %s",
-                    assign ? "Assign" : "Unassign", (uint32_t) req->caller, why);
+        log_context_id(MESSAGE_ID_TRUST_REFUSED, LOG_DEBUG, 0, arg, group, NULL, 0, "Refused %s by uid %" PRIu32 ": %s",
+                       assign ? "Assign" : "Unassign", (uint32_t) req->caller, why);
         return sd_bus_error_set(error, name, why);
 }
 

@@ -94,8 +94,9 @@ static void read_unit_groups(Subject *s) {
                                             subject_file_reader(s), &s->unit_groups, diags);
         for (guint i = 0; i < diags->items->len; i++) {
                 const Diagnostic *diag = g_ptr_array_index(diags->items, i);
-                log_context(LOG_WARNING, 0, subject_name(s), NULL, diag->file, diag->line, "%s:%u: %s", strempty(diag->file),
-                            diag->line, diag->message);
+                /* A user's unit files are the user's input (config-trust.h). */
+                log_context_id(log_diagnostic_message_id(diag, s->user_unit), LOG_WARNING, 0, subject_name(s), NULL,
+                               diag->file, diag->line, "%s:%u: %s", strempty(diag->file), diag->line, diag->message);
         }
         s->unit_groups_read = true;
 }

@@ -16,6 +16,7 @@
 #include "gather.h"
 #include "log.h"
 #include "manager.h"
+#include "message-ids.h"
 #include "process-watch.h"
 #include "state-store.h"
 #include "systemd-watch.h"
@@ -335,8 +336,8 @@ static void keep_last_good_groups(PolicySet *old, PolicySet *new) {
                 if (masked || !g->file || access(g->file, F_OK) < 0)
                         continue;
 
-                log_context(LOG_WARNING, 0, NULL, name, g->file, 0,
-                            "%s could not be loaded; keeping the last good version of group '%s'", g->file, name);
+                log_context_id(MESSAGE_ID_CONFIG_FILE_REFUSED, LOG_WARNING, 0, NULL, name, g->file, 0,
+                               "%s could not be loaded; keeping the last good version of group '%s'", g->file, name);
                 gpointer key, value;
                 if (g_hash_table_steal_extended(old->groups, name, &key, &value))
                         policy_set_add(new, value);

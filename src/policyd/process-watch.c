@@ -18,6 +18,7 @@
 #include "inject-proc.h"
 #include "log.h"
 #include "manager.h"
+#include "message-ids.h"
 #include "link-trust.h"
 #include "process-watch.h"
 #include "rate-limit.h"
@@ -705,9 +706,9 @@ static void on_injected(ProcessWatch *w, ProcessRecord *r, const InjectReply *re
                 r->detail = with_migration(r, r->detail);
                 r->method = undo ? PROCESS_UNDONE : PROCESS_INJECTED;
                 r->attempts = 0;
-                log_context(LOG_NOTICE, 0, who, NULL, NULL, 0,
-                            "%s PID %d (%s): %s, in %u threads; read back %s", undo ? "Undid in" : "Injected into",
-                            (int) r->pid, r->exe ?: "?", r->detail, reply->threads, r->verified);
+                log_context_id(MESSAGE_ID_INJECTED, LOG_NOTICE, 0, who, NULL, NULL, 0,
+                               "%s PID %d (%s): %s, in %u threads; read back %s", undo ? "Undid in" : "Injected into",
+                               (int) r->pid, r->exe ?: "?", r->detail, reply->threads, r->verified);
         } else if (streq(reply->outcome, "vanished")) {
                 forget_record(w, r);
                 return;
@@ -724,8 +725,8 @@ static void on_injected(ProcessWatch *w, ProcessRecord *r, const InjectReply *re
                         set_outcome(r, PROCESS_SKIPPED, why);
                 else
                         record_failed(w, r, why);
-                log_context(refused ? LOG_INFO : LOG_WARNING, 0, who, NULL, NULL, 0, "PID %d (%s): %s", (int) r->pid,
-                            r->exe ?: "?", r->detail);
+                log_context_id(MESSAGE_ID_INJECTION_REFUSED, refused ? LOG_INFO : LOG_WARNING, 0, who, NULL, NULL, 0,
+                               "PID %d (%s): %s", (int) r->pid, r->exe ?: "?", r->detail);
         }
         process_step_clear(&r->step);
         save_records(w);
@@ -762,18 +763,18 @@ static void on_migrated(ProcessWatch *w, ProcessRecord *r, const InjectReply *re
                                                    : "no cpuset here, so new allocations are not confined"));
                 r->verified = g_strdup_printf("migrate_pages: %ld pages not moved", MAX(reply->not_moved, 0L));
                 r->migration = g_strdup_printf("pages moved to %s with migrate_pages", to);
-                log_context(LOG_NOTICE, 0, who, group, NULL, 0,
-                            "Moved the pages of PID %d to NUMA node(s) %s with migrate_pages (%ld not moved)%s",
-                            (int) r->pid, to, MAX(reply->not_moved, 0L),
-                            cpuset ? "" : ": its cgroup has no cpuset controller");
+                log_context_id(MESSAGE_ID_INJECTED, LOG_NOTICE, 0, who, group, NULL, 0,
+                               "Moved the pages of PID %d to NUMA node(s) %s with migrate_pages (%ld not moved)%s",
+                               (int) r->pid, to, MAX(reply->not_moved, 0L),
+                               cpuset ? "" : ": its cgroup has no cpuset controller");
         } else {
                 bool refused = streq(reply->outcome, "refused");
                 set_outcome(r, refused ? PROCESS_SKIPPED : PROCESS_FAILED,
                             g_strdup_printf("migrate_pages to %s %s: %s", to, refused ? "refused" : "failed",
                                             reply->reason ?: reply->error ?: reply->outcome));
                 r->verified = NULL;
-                log_context(refused ? LOG_INFO : LOG_WARNING, 0, who, group, NULL, 0, "PID %d: %s", (int) r->pid,
-                            r->detail);
+                log_context_id(MESSAGE_ID_INJECTION_REFUSED, refused ? LOG_INFO : LOG_WARNING, 0, who, group, NULL, 0,
+                               "PID %d: %s", (int) r->pid, r->detail);
         }
 }
 

@@ -4,6 +4,7 @@
 #include "link-trust.h"
 #include "log.h"
 #include "manager.h"
+#include "message-ids.h"
 #include "state-store.h"
 #include "subject.h"
 #include "util.h"
@@ -197,10 +198,11 @@ static void confine_user_unit(Subject *s, UnitSnapshot *snap) {
         if (!streq_ptr(s->cgroup_refused, snap->cgroup)) {
                 /* The manager's own -.slice is its root: expected, and the
                  * administrator's (a delegation root), so quietly. */
-                log_context(streq_ptr(snap->cgroup, root) ? LOG_DEBUG : LOG_WARNING, 0, subject_name(s), NULL, NULL, 0,
-                            "Refusing cgroup %s that the systemd of uid %u reports: not below %s%s", snap->cgroup,
-                            (unsigned) s->manager_uid, root ? root : manager_unit,
-                            root ? "" : " (whose cgroup PID 1 has not reported)");
+                log_context_id(MESSAGE_ID_TRUST_REFUSED, streq_ptr(snap->cgroup, root) ? LOG_DEBUG : LOG_WARNING, 0,
+                               subject_name(s), NULL, NULL, 0,
+                               "Refusing cgroup %s that the systemd of uid %u reports: not below %s%s", snap->cgroup,
+                               (unsigned) s->manager_uid, root ? root : manager_unit,
+                               root ? "" : " (whose cgroup PID 1 has not reported)");
                 g_free(s->cgroup_refused);
                 s->cgroup_refused = g_strdup(snap->cgroup);
         }

@@ -6,6 +6,7 @@
 #include "bus-util.h"
 #include "link-trust.h"
 #include "log.h"
+#include "message-ids.h"
 #include "policy-values.h"
 #include "sweep.h"
 #include "systemd-watch.h"
@@ -404,7 +405,8 @@ static int send_unit_read(SystemdLink *l, const char *unit, const char *object_p
         if (r < 0) {
                 /* A user's manager that goes away takes the connection along. */
                 bool gone = l->user && (r == -ECONNRESET || r == -ENOTCONN || r == -EPIPE);
-                log_context(gone ? LOG_DEBUG : LOG_WARNING, r, unit, NULL, NULL, 0, "Failed to ask %s for the unit: %m",
+                g_autofree char *key = systemd_link_key(l, unit); /* "user@UID/UNIT" for a user's unit */
+                log_context(gone ? LOG_DEBUG : LOG_WARNING, r, key, NULL, NULL, 0, "Failed to ask %s for the unit: %m",
                             l->user ? "the user's systemd" : "systemd");
                 if (sent == 0)
                         return r;
@@ -588,9 +590,11 @@ int systemd_set_unit_properties(SystemdLink *l, const char *unit, GPtrArray *cha
         for (guint i = 0; i < changes->len; i++) {
                 const PropertyChange *c = g_ptr_array_index(changes, i);
                 r = append_property(msg, c->property, c->value);
-                if (r < 0)
-                        return log_context(LOG_WARNING, r, unit, NULL, NULL, 0, "Cannot encode %s=%s: %m",
-                                           c->property, c->value);
+                if (r < 0) {
+                        g_autofree char *key = systemd_link_key(l, unit);
+                        return log_context_id(MESSAGE_ID_WRITE_REFUSED, LOG_WARNING, r, key, NULL, NULL, 0,
+                                              "Cannot encode %s=%s: %m", c->property, c->value);
+                }
         }
         r = sd_bus_message_close_container(msg);
         if (r < 0)

@@ -11,6 +11,7 @@
 #include "bus-util.h"
 #include "link-trust.h"
 #include "log.h"
+#include "message-ids.h"
 #include "unit-lookup.h"
 #include "user-managers.h"
 #include "util.h"
@@ -109,11 +110,12 @@ static int check_peer(SystemdLink *l, int fd) {
         UserManagerPeerVerdict v = user_manager_peer_check(l->uid, main_pid, cred.uid, cred.pid);
         if (v == USER_MANAGER_PEER_OK)
                 return 0;
-        log_full_errno(l->reconnect_attempt == 0 ? LOG_WARNING : LOG_DEBUG, 0,
-                 "Not following the socket of the systemd of uid %u: its peer (pid %d, uid %u) is %s "
-                 "(MainPID %d); trying again later.",
-                 (unsigned) l->uid, (int) cred.pid, (unsigned) cred.uid, user_manager_peer_verdict_to_string(v),
-                 (int) main_pid);
+        g_autofree char *unit = g_strdup_printf("user@%u.service", (unsigned) l->uid);
+        log_context_id(MESSAGE_ID_TRUST_REFUSED, l->reconnect_attempt == 0 ? LOG_WARNING : LOG_DEBUG, 0, unit, NULL,
+                       NULL, 0, "Not following the socket of the systemd of uid %u: its peer (pid %d, uid %u) is %s "
+                       "(MainPID %d); trying again later.",
+                       (unsigned) l->uid, (int) cred.pid, (unsigned) cred.uid, user_manager_peer_verdict_to_string(v),
+                       (int) main_pid);
         return -EPERM;
 }
 

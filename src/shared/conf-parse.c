@@ -153,7 +153,8 @@ static int refuse(ConfFile *f, unsigned line, Diagnostics *diags, const char *fo
         va_start(ap, format);
         g_autofree char *msg = g_strdup_vprintf(format, ap);
         va_end(ap);
-        diagnostics_add(diags, DIAGNOSTIC_ERROR, f->path, line, "%s; the whole file is refused", msg);
+        diagnostics_add_refusal(diags, DIAGNOSTIC_REFUSES_FILE, DIAGNOSTIC_ERROR, f->path, line,
+                                "%s; the whole file is refused", msg);
         f->refused = true;
         f->refused_line = line;
         return -EBADMSG;
@@ -339,8 +340,9 @@ int conf_extract_words(const char *s, GPtrArray *words) {
 }
 
 void conf_read_failed(Diagnostics *diags, const char *path, int r) {
-        diagnostics_add(diags, DIAGNOSTIC_ERROR, path, 0, "Failed to read file, skipping: %s",
-                        r == -EFBIG ? "file is larger than 16 MiB" : g_strerror(-r));
+        diagnostics_add_refusal(diags, DIAGNOSTIC_REFUSES_FILE, DIAGNOSTIC_ERROR, path, 0,
+                                "Failed to read file, skipping: %s",
+                                r == -EFBIG ? "file is larger than 16 MiB" : g_strerror(-r));
 }
 
 int conf_parse_fd(int fd, const char *path, ConfFile **ret, Diagnostics *diags) {

@@ -63,10 +63,11 @@ static int refuse(Diagnostics *diags, const char *path, const char *kind, const 
                 : g_strdup_printf("%s (mode %04o)", why, (unsigned) (st->st_mode & 07777));
 
         if (kind)
-                diagnostics_add(diags, DIAGNOSTIC_WARNING, path, 0, "%s %s on the way to this file is %s, refusing it",
-                                kind, where, what);
+                diagnostics_add_refusal(diags, DIAGNOSTIC_REFUSES_FILE_TRUST, DIAGNOSTIC_WARNING, path, 0,
+                                        "%s %s on the way to this file is %s, refusing it", kind, where, what);
         else
-                diagnostics_add(diags, DIAGNOSTIC_WARNING, path, 0, "File is %s, refusing it", what);
+                diagnostics_add_refusal(diags, DIAGNOSTIC_REFUSES_FILE_TRUST, DIAGNOSTIC_WARNING, path, 0,
+                                        "File is %s, refusing it", what);
         return -EPERM;
 }
 

@@ -43,6 +43,16 @@ void diagnostics_add(Diagnostics *d, DiagnosticSeverity severity, const char *fi
         va_end(ap);
 }
 
+void diagnostics_add_refusal(Diagnostics *d, DiagnosticRefusal refuses, DiagnosticSeverity severity, const char *file,
+                             unsigned line, const char *format, ...) {
+        va_list ap;
+        va_start(ap, format);
+        diagnostics_addv(d, severity, file, line, format, ap);
+        va_end(ap);
+        if (d)
+                ((Diagnostic *) g_ptr_array_index(d->items, d->items->len - 1))->refuses = refuses;
+}
+
 unsigned diagnostics_count(const Diagnostics *d, DiagnosticSeverity severity) {
         unsigned n = 0;
         if (!d)

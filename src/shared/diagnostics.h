@@ -15,10 +15,19 @@ typedef enum DiagnosticSeverity {
         DIAGNOSTIC_NOTICE,
 } DiagnosticSeverity;
 
+/* What is left out, for the journal's MESSAGE_ID= (log.c). */
+typedef enum DiagnosticRefusal {
+        DIAGNOSTIC_REFUSES_SETTING,      /* at most a line or a value: the rest of the file counts */
+        DIAGNOSTIC_REFUSES_FILE,         /* the whole file: unreadable, a syntax systemd refuses, its name */
+        DIAGNOSTIC_REFUSES_FILE_TRUST,   /* the whole file, for its owner or mode or those of a
+                                          * directory or link on its way (config-trust.h) */
+} DiagnosticRefusal;
+
 typedef struct Diagnostic {
         char *file;    /* NULL when not about a file (an argument, say) */
         unsigned line; /* 0 when not about one line */
         DiagnosticSeverity severity;
+        DiagnosticRefusal refuses;
         char *message;
 } Diagnostic;
 
@@ -35,6 +44,9 @@ void diagnostics_add(Diagnostics *d, DiagnosticSeverity severity, const char *fi
                      const char *format, ...) G_GNUC_PRINTF(5, 6);
 void diagnostics_addv(Diagnostics *d, DiagnosticSeverity severity, const char *file, unsigned line,
                       const char *format, va_list ap) G_GNUC_PRINTF(5, 0);
+/* A diagnostic that leaves more than a setting out. */
+void diagnostics_add_refusal(Diagnostics *d, DiagnosticRefusal refuses, DiagnosticSeverity severity, const char *file,
+                             unsigned line, const char *format, ...) G_GNUC_PRINTF(6, 7);
 
 unsigned diagnostics_count(const Diagnostics *d, DiagnosticSeverity severity);
 /* Moves every item of src to the end of dst. */

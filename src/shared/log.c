@@ -10,6 +10,7 @@
 #include <systemd/sd-journal.h>
 
 #include "log.h"
+#include "message-ids.h"
 #include "util.h"
 
 static const char *log_program = "policygroups";
@@ -65,44 +66,97 @@ static char *expand_errno(const char *format, int error) {
         return g_string_free(s, FALSE);
 }
 
-int log_context(int level, int error, const char *unit, const char *group, const char *file, unsigned line,
-                const char *format, ...) {
+/* A name systemd could give a unit: NAME.TYPE, of the characters unit
+ * names may hold (systemd.unit(5)). Enough to tell a unit from a cgroup
+ * path or a PID, which subjects' names may also be. */
+static bool is_unit_name(const char *s) {
+        static const char *const types[] = { ".service", ".socket", ".device", ".mount", ".automount", ".swap",
+                                             ".target",  ".path",   ".timer",  ".slice", ".scope" };
+        size_t n = strlen(s);
+
+        if (n == 0 || n > 255 || s[0] == '.')
+                return false;
+        for (const char *p = s; *p; p++)
+                if (!g_ascii_isalnum(*p) && !strchr(":-_.\\@", *p))
+                        return false;
+        for (size_t i = 0; i < ELEMENTSOF(types); i++)
+                if (g_str_has_suffix(s, types[i]) && n > strlen(types[i]))
+                        return true;
+        return false;
+}
+
+/* What "journalctl -u" and "--user-unit" match of a message that a root
+ * daemon logs about a unit (systemd.journal-fields(7); journalctl takes
+ * OBJECT_SYSTEMD_UNIT= and OBJECT_SYSTEMD_USER_UNIT= from _UID=0 only).
+ * For a user's unit "user@UID/UNIT", the fields journald itself adds for
+ * OBJECT_PID= of a process in it: PID 1's unit, user@UID.service, the
+ * user's unit, and OBJECT_UID=, which tells one user's app.service from
+ * another's ("journalctl --user-unit" does not). A cgroup path or a PID
+ * gets none. */
+static void add_unit_fields(GPtrArray *fields, const char *unit) {
+        const char *slash;
+        guint64 uid;
+
+        if (is_unit_name(unit)) {
+                g_ptr_array_add(fields, g_strdup_printf("OBJECT_SYSTEMD_UNIT=%s", unit));
+                return;
+        }
+        if (!g_str_has_prefix(unit, "user@") || !(slash = strchr(unit, '/')) || !is_unit_name(slash + 1))
+                return;
+        g_autofree char *number = g_strndup(unit + strlen("user@"), (gsize) (slash - unit) - strlen("user@"));
+        if (!g_ascii_string_to_unsigned(number, 10, 0, UINT32_MAX - 1, &uid, NULL))
+                return;
+        g_ptr_array_add(fields, g_strdup_printf("OBJECT_SYSTEMD_UNIT=user@%s.service", number));
+        g_ptr_array_add(fields, g_strdup_printf("OBJECT_SYSTEMD_USER_UNIT=%s", slash + 1));
+        g_ptr_array_add(fields, g_strdup_printf("OBJECT_UID=%s", number));
+}
+
+char **log_journal_fields(const char *message_id, int level, int error, const char *unit, const char *group,
+                          const char *file, unsigned line, const char *message) {
+        GPtrArray *fields = g_ptr_array_new();
+
+        g_ptr_array_add(fields, g_strdup_printf("MESSAGE=%s", message));
+        g_ptr_array_add(fields, g_strdup_printf("PRIORITY=%d", level));
+        g_ptr_array_add(fields, g_strdup_printf("SYSLOG_IDENTIFIER=%s", log_program));
+        if (message_id)
+                g_ptr_array_add(fields, g_strdup_printf("MESSAGE_ID=%s", message_id));
+        if (unit) {
+                g_ptr_array_add(fields, g_strdup_printf("UNIT=%s", unit));
+                add_unit_fields(fields, unit);
+        }
+        if (group)
+                g_ptr_array_add(fields, g_strdup_printf("POLICY_GROUP=%s", group));
+        if (file)
+                g_ptr_array_add(fields, g_strdup_printf("CONFIG_FILE=%s", file));
+        if (line)
+                g_ptr_array_add(fields, g_strdup_printf("CONFIG_LINE=%u", line));
+        if (error)
+                g_ptr_array_add(fields, g_strdup_printf("ERRNO=%d", error > 0 ? error : -error));
+        g_ptr_array_add(fields, NULL);
+        return (char **) g_ptr_array_free(fields, FALSE);
+}
+
+G_GNUC_PRINTF(8, 0)
+static int log_contextv(const char *message_id, int level, int error, const char *unit, const char *group,
+                        const char *file, unsigned line, const char *format, va_list ap) {
         int ret = error > 0 ? -error : error;
 
         if (level > log_max_level)
                 return ret;
 
         g_autofree char *fmt = expand_errno(format, error);
-        g_autofree char *message = NULL;
-        va_list ap;
-        va_start(ap, format);
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-        message = g_strdup_vprintf(fmt, ap);
+        g_autofree char *message = g_strdup_vprintf(fmt, ap);
 #pragma GCC diagnostic pop
-        va_end(ap);
 
         if (log_target == LOG_TARGET_JOURNAL) {
-                g_autoptr(GPtrArray) fields = g_ptr_array_new_with_free_func(g_free);
-                g_ptr_array_add(fields, g_strdup_printf("MESSAGE=%s", message));
-                g_ptr_array_add(fields, g_strdup_printf("PRIORITY=%d", level));
-                g_ptr_array_add(fields, g_strdup_printf("SYSLOG_IDENTIFIER=%s", log_program));
-                if (unit)
-                        g_ptr_array_add(fields, g_strdup_printf("UNIT=%s", unit));
-                if (group)
-                        g_ptr_array_add(fields, g_strdup_printf("POLICY_GROUP=%s", group));
-                if (file)
-                        g_ptr_array_add(fields, g_strdup_printf("CONFIG_FILE=%s", file));
-                if (line)
-                        g_ptr_array_add(fields, g_strdup_printf("CONFIG_LINE=%u", line));
-                if (error)
-                        g_ptr_array_add(fields, g_strdup_printf("ERRNO=%d", error > 0 ? error : -error));
-
-                struct iovec iov[8];
-                for (guint i = 0; i < fields->len; i++)
-                        iov[i] = (struct iovec) { .iov_base = g_ptr_array_index(fields, i),
-                                                  .iov_len = strlen(g_ptr_array_index(fields, i)) };
-                sd_journal_sendv(iov, (int) fields->len);
+                g_auto(GStrv) fields = log_journal_fields(message_id, level, error, unit, group, file, line, message);
+                guint n = g_strv_length(fields);
+                g_autofree struct iovec *iov = g_new(struct iovec, n);
+                for (guint i = 0; i < n; i++)
+                        iov[i] = (struct iovec) { .iov_base = fields[i], .iov_len = strlen(fields[i]) };
+                sd_journal_sendv(iov, (int) n);
         } else {
                 if (unit)
                         fprintf(stderr, "%s: %s\n", unit, message);
@@ -112,11 +166,43 @@ int log_context(int level, int error, const char *unit, const char *group, const
         return ret;
 }
 
+int log_context(int level, int error, const char *unit, const char *group, const char *file, unsigned line,
+                const char *format, ...) {
+        va_list ap;
+        va_start(ap, format);
+        int r = log_contextv(NULL, level, error, unit, group, file, line, format, ap);
+        va_end(ap);
+        return r;
+}
+
+int log_context_id(const char *message_id, int level, int error, const char *unit, const char *group,
+                   const char *file, unsigned line, const char *format, ...) {
+        va_list ap;
+        va_start(ap, format);
+        int r = log_contextv(message_id, level, error, unit, group, file, line, format, ap);
+        va_end(ap);
+        return r;
+}
+
+const char *log_diagnostic_message_id(const Diagnostic *diag, bool user_input) {
+        if (diag->severity == DIAGNOSTIC_NOTICE)
+                return NULL;
+        switch (diag->refuses) {
+        case DIAGNOSTIC_REFUSES_FILE_TRUST:
+                return user_input ? MESSAGE_ID_TRUST_REFUSED : MESSAGE_ID_CONFIG_FILE_REFUSED;
+        case DIAGNOSTIC_REFUSES_FILE:
+                return MESSAGE_ID_CONFIG_FILE_REFUSED;
+        default:
+                return MESSAGE_ID_CONFIG_VALUE_REFUSED;
+        }
+}
+
 void log_diagnostics(const Diagnostics *d) {
         for (guint i = 0; d && i < d->items->len; i++) {
                 const Diagnostic *diag = g_ptr_array_index(d->items, i);
                 g_autofree char *text = diagnostic_format(diag);
-                log_context(diag->severity == DIAGNOSTIC_NOTICE ? LOG_NOTICE : LOG_WARNING, 0, NULL, NULL,
-                            diag->file, diag->line, "%s", text);
+                log_context_id(log_diagnostic_message_id(diag, false),
+                               diag->severity == DIAGNOSTIC_NOTICE ? LOG_NOTICE : LOG_WARNING, 0, NULL, NULL, diag->file,
+                               diag->line, "%s", text);
         }
 }

@@ -21,9 +21,23 @@ void log_set_max_level(int level);
 int log_get_max_level(void);
 
 /* Context fields for the journal (UNIT=, POLICY_GROUP=, CONFIG_FILE=,
- * CONFIG_LINE=); any may be NULL/0. Returns -abs(error), or 0. */
+ * CONFIG_LINE=); any may be NULL/0. unit is a subject's name: a unit of
+ * PID 1, "user@UID/UNIT" for a unit of a user's manager, or a cgroup path;
+ * a unit's name adds the fields that "journalctl -u" and "--user-unit"
+ * match (log_journal_fields()). Returns -abs(error), or 0. */
 int log_context(int level, int error, const char *unit, const char *group, const char *file, unsigned line,
                 const char *format, ...) __attribute__((format(printf, 7, 8)));
+
+/* The same, with MESSAGE_ID= (message-ids.h): an event the catalog
+ * explains. */
+int log_context_id(const char *message_id, int level, int error, const char *unit, const char *group,
+                   const char *file, unsigned line, const char *format, ...)
+        __attribute__((format(printf, 8, 9)));
+
+/* The fields log_context_id() sends to the journal for one message, as
+ * "NAME=value" strings in a NULL-terminated list (g_strfreev()). */
+char **log_journal_fields(const char *message_id, int level, int error, const char *unit, const char *group,
+                          const char *file, unsigned line, const char *message);
 
 #define log_full_errno(level, error, ...) log_context(level, error, NULL, NULL, NULL, 0, __VA_ARGS__)
 #define log_debug(...) log_full_errno(LOG_DEBUG, 0, __VA_ARGS__)
@@ -37,5 +51,11 @@ int log_context(int level, int error, const char *unit, const char *group, const
 #define log_oom() log_error_errno(-ENOMEM, "Out of memory.")
 
 /* Logs every diagnostic at warning level (errors included: the daemon goes
- * on without the input), with CONFIG_FILE= and CONFIG_LINE=. */
+ * on without the input), with CONFIG_FILE= and CONFIG_LINE=, and the
+ * MESSAGE_ID= of a refused line or file (log_diagnostic_message_id()). */
 void log_diagnostics(const Diagnostics *d);
+
+/* MESSAGE_ID= for a diagnostic about a file: NULL for a notice, else a
+ * refused file or a refused line (DiagnosticRefusal). For a file a user
+ * wrote (user_input), a refusal for its owner or mode is a trust refusal. */
+const char *log_diagnostic_message_id(const Diagnostic *diag, bool user_input);

@@ -590,8 +590,8 @@ PolicyGroup *policy_group_load(const ConfigSource *source, Diagnostics *diags) {
         if (!source->file || source->masked)
                 return NULL;
         if (validate_group_name(source->name, &why) < 0) {
-                diagnostics_add(diags, DIAGNOSTIC_WARNING, source->file, 0,
-                                "Invalid group name '%s': %s; ignoring the file", source->name, why);
+                diagnostics_add_refusal(diags, DIAGNOSTIC_REFUSES_FILE, DIAGNOSTIC_WARNING, source->file, 0,
+                                        "Invalid group name '%s': %s; ignoring the file", source->name, why);
                 return NULL;
         }
         g_autoptr(PolicyGroup) g = policy_group_new(source->name);
@@ -697,9 +697,10 @@ int policy_set_load(const char *root, const char *const *dirs, PolicySet **ret, 
                         continue;
                 }
                 if (!s->file) {
-                        diagnostics_add(diags, DIAGNOSTIC_WARNING, g_ptr_array_index(s->dropins, 0), 0,
-                                        "Drop-in for group '%s', which has no %s%s file; ignoring", s->name,
-                                        s->name, POLICY_SUFFIX);
+                        diagnostics_add_refusal(diags, DIAGNOSTIC_REFUSES_FILE, DIAGNOSTIC_WARNING,
+                                                g_ptr_array_index(s->dropins, 0), 0,
+                                                "Drop-in for group '%s', which has no %s%s file; ignoring",
+                                                s->name, s->name, POLICY_SUFFIX);
                         continue;
                 }
                 PolicyGroup *g = policy_group_load(s, diags);

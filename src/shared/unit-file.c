@@ -109,8 +109,9 @@ int unit_file_read_policy_groups(const char *unit_name, const char *fragment, co
          * the bad one on: systemd 257 keeps what it had read. */
         if (!isempty(fragment) && !streq(fragment, "/dev/null") &&
             read_one(unit_name, fragment, reader, groups, diags) == -EBADMSG) {
-                diagnostics_add(diags, DIAGNOSTIC_ERROR, fragment, 0,
-                                "systemd refuses to load %s from this file, so it joins no policy group", unit_name);
+                diagnostics_add_refusal(diags, DIAGNOSTIC_REFUSES_FILE, DIAGNOSTIC_ERROR, fragment, 0,
+                                        "systemd refuses to load %s from this file, so it joins no policy group",
+                                        unit_name);
                 g_ptr_array_set_size(groups, 0);
         } else
                 for (const char *const *d = dropins; d && *d; d++)
