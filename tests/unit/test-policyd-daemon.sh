@@ -1007,6 +1007,8 @@ wait_for 5 probe || not_ok "busctl monitor sees signals" "$(cat "$tmp/monitor.er
 announced() { grep -c "\"$1\"" "$tmp/signals"; }
 # The value a signal carried for it last.
 announced_value() { grep -o "\"$1\":{\"type\":\"u\",\"data\":[0-9]*}" "$tmp/signals" | tail -n 1 | grep -o '[0-9]*}$' | tr -d '}'; }
+# Read at every poll: "wait_for N test $(...)" would freeze the value.
+announced_value_is() { [ "$(announced_value "$1")" = "$2" ]; }
 sleep 0.3
 
 k=$(announced Managers) j=$(announced NMembers)
@@ -1028,12 +1030,12 @@ wait_for 10 at_least $((k + 1)) announced Managers && ok "a unit gone: Managers 
 put /run/policy.d/pcu.policy '[Attributes]\nXAttr=user.test.pcu=2\n'
 "$policyctl" reload > /dev/null 2>&1
 name="a group a unit file names changes: NUnitsNeedDaemonReload changes to 1"
-wait_for 10 test "$(announced_value NUnitsNeedDaemonReload)" = 1 && [ "$(pg_get NUnitsNeedDaemonReload)" = "u 1" ] \
+wait_for 10 announced_value_is NUnitsNeedDaemonReload 1 && [ "$(pg_get NUnitsNeedDaemonReload)" = "u 1" ] \
         && ok "$name" || not_ok "$name" "$(pg_get NUnitsNeedDaemonReload)" "$(cat "$tmp/signals")"
 busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" call org.freedesktop.systemd1 /org/freedesktop/systemd1 \
         org.freedesktop.systemd1.Manager Reload > /dev/null 2>&1
 name="after systemd's daemon-reload, NUnitsNeedDaemonReload changes to 0"
-wait_for 10 test "$(announced_value NUnitsNeedDaemonReload)" = 0 && [ "$(pg_get NUnitsNeedDaemonReload)" = "u 0" ] \
+wait_for 10 announced_value_is NUnitsNeedDaemonReload 0 && [ "$(pg_get NUnitsNeedDaemonReload)" = "u 0" ] \
         && ok "$name" || not_ok "$name" "$(pg_get NUnitsNeedDaemonReload)" "$(cat "$tmp/signals")"
 
 # A full /run: a new member's record cannot be written ahead; then there
