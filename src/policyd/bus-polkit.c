@@ -95,7 +95,7 @@ int bus_polkit_check_async(sd_bus_message *msg, uid_t caller, const char *action
 
         if (!sender)
                 return -EBADMSG; /* a direct connection: no name to ask about */
-        if (waiting_of(caller) >= POLKIT_QUERIES_PER_UID)
+        if ((pending && pending->len >= POLKIT_QUERIES_MAX) || waiting_of(caller) >= POLKIT_QUERIES_PER_UID)
                 return -EBUSY;
         r = sd_bus_message_new_method_call(bus, &call, "org.freedesktop.PolicyKit1", "/org/freedesktop/PolicyKit1/Authority",
                                            "org.freedesktop.PolicyKit1.Authority", "CheckAuthorization");

@@ -24,15 +24,19 @@ typedef enum PolkitVerdict {
  * sets error to refuse, or replies itself. */
 typedef int (*PolkitRerun)(sd_bus_message *msg, void *userdata, PolkitVerdict verdict, sd_bus_error *error);
 
-/* At most this many questions of one caller's wait for polkit at once:
- * a refused call is cheap for policyd, but not for polkitd. */
+/* At most this many questions of one caller's wait for polkit at once,
+ * and this many in all (each holds its method call, and a user's
+ * subordinate uids are each a caller): a refused call is cheap for policyd,
+ * but not for polkitd. */
 #define POLKIT_QUERIES_PER_UID 4U
+#define POLKIT_QUERIES_MAX 64U
 
 /* Asks polkit, asynchronously, whether msg's sender (caller, its uid) may
  * do action; an agent may ask them for a password when the message allows
  * interactive authorization. Then calls rerun and replies with its error,
  * if it set one. Returns 1 (the method call is answered later), -EBUSY
- * when caller has POLKIT_QUERIES_PER_UID waiting already, or another
+ * when caller has POLKIT_QUERIES_PER_UID waiting already, or all callers
+ * POLKIT_QUERIES_MAX, or another
  * negative errno when the question could not be sent: then the caller
  * refuses as its own rule says. */
 int bus_polkit_check_async(sd_bus_message *msg, uid_t caller, const char *action, PolkitRerun rerun, void *userdata);
