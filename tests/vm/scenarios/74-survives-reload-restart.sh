@@ -39,8 +39,14 @@ check_all "after daemon-reexec"
 printf '[Unit]\nX-PolicyGroup=pgt-keep\n[Service]\nExecStart=/bin/sleep infinity\n' > /etc/systemd/system/pgt-late.service
 systemctl daemon-reload
 systemctl start pgt-late.service
-wait_for "a unit started after daemon-reexec gets its group" \
-        xattr_is "$cg$(unit_cgroup pgt-late.service)" user.policy.group pgt-keep
+late=$cg$(unit_cgroup pgt-late.service)
+wait_for "a unit started after daemon-reexec gets its group" xattr_is "$late" user.policy.group pgt-keep
+# All of it, before the restart below: the tag is written first, and a
+# restart in between would leave the rest to the next policyd, which the
+# check of its writes would count.
+wait_for "pgt-late.service has the group's attribute" xattr_is "$late" user.slo.class keep
+wait_for "pgt-late.service has the group's swap.high" file_is "$late/memory.swap.high" 29360128
+wait_for "pgt-late.service has the group's MemorySwapMax" prop_is pgt-late.service MemorySwapMax 58720256
 
 systemctl restart policyd.service
 mark=$(date '+%Y-%m-%d %H:%M:%S')
