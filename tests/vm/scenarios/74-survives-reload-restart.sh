@@ -49,8 +49,10 @@ wait_for "pgt-late.service has the group's swap.high" file_is "$late/memory.swap
 wait_for "pgt-late.service has the group's MemorySwapMax" prop_is pgt-late.service MemorySwapMax 58720256
 
 systemctl restart policyd.service
-mark=$(date '+%Y-%m-%d %H:%M:%S')
+# The new policyd's lines by its PID: --since has whole seconds, and the
+# old one's last writes can share the second of the restart.
+new_pid=$(systemctl show -P MainPID policyd.service)
 sleep 5
 check_all "after a policyd restart"
-writes=$(journalctl -b -u policyd.service --since "$mark" --no-pager -o cat | grep -E '^(Set|Undid) ' || true)
+writes=$(journalctl -b -u policyd.service _PID="$new_pid" --no-pager -o cat | grep -E '^(Set|Undid) ' || true)
 assert_eq "writes by the re-adopting policyd" "" "$writes"
