@@ -321,6 +321,26 @@ static int append_write_failures(sd_bus_message *reply, const Subject *s) {
         return 0;
 }
 
+/* The optional target of a listing method: "" is all (*ret_key NULL); a
+ * PID names the subject nearest to its cgroup. */
+static int read_listing_target(Manager *m, sd_bus_message *msg, const char **ret_arg, char **ret_key,
+                               char **ret_cgroup, sd_bus_error *error) {
+        const char *arg;
+        int r;
+
+        r = sd_bus_message_read(msg, "s", &arg);
+        if (r < 0)
+                return r;
+        *ret_arg = arg;
+        if (isempty(arg))
+                return 0;
+        r = resolve_target_argument(m, arg, ret_key, ret_cgroup, error);
+        if (r < 0)
+                return r;
+        pid_target_to_nearest_subject(m, arg, *ret_cgroup, ret_key);
+        return 0;
+}
+
 static int method_list_write_failures(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         g_autoptr(sd_bus_message) reply = NULL;
@@ -328,15 +348,9 @@ static int method_list_write_failures(sd_bus_message *msg, void *userdata, sd_bu
         const char *arg;
         int r;
 
-        r = sd_bus_message_read(msg, "s", &arg);
+        r = read_listing_target(m, msg, &arg, &key, &cgroup, error);
         if (r < 0)
                 return r;
-        if (!isempty(arg)) {
-                r = resolve_target_argument(m, arg, &key, &cgroup, error);
-                if (r < 0)
-                        return r;
-                pid_target_to_nearest_subject(m, arg, cgroup, &key);
-        }
         r = sd_bus_message_new_method_return(msg, &reply);
         if (r < 0)
                 return r;
@@ -368,17 +382,11 @@ static int method_list_processes(sd_bus_message *msg, void *userdata, sd_bus_err
         pid_t only_pid = 0;
         int r;
 
-        r = sd_bus_message_read(msg, "s", &arg);
+        r = read_listing_target(m, msg, &arg, &key, &cgroup, error);
         if (r < 0)
                 return r;
-        if (!isempty(arg)) {
-                r = resolve_target_argument(m, arg, &key, &cgroup, error);
-                if (r < 0)
-                        return r;
-                pid_target_to_nearest_subject(m, arg, cgroup, &key);
-                if (arg[strspn(arg, "0123456789")] == '\0')
-                        only_pid = (pid_t) g_ascii_strtoll(arg, NULL, 10);
-        }
+        if (!isempty(arg) && arg[strspn(arg, "0123456789")] == '\0')
+                only_pid = (pid_t) g_ascii_strtoll(arg, NULL, 10);
 
         r = sd_bus_message_new_method_return(msg, &reply);
         if (r < 0)
