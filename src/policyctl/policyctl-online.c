@@ -814,7 +814,10 @@ static void print_status_text(const DaemonState *s, const GPtrArray *groups, con
                 printf(" Last reload: never\n");
 
         if (groups->len == 0) {
-                printf("\nNo policy groups are loaded.\n");
+                /* Installing changes nothing: say where the choice is made. */
+                printf("\nNo policy groups are loaded. Examples to choose from are in %s:\n"
+                       "link or copy one into /etc/policy.d, then run 'policyctl reload' (policy.d(5)).\n",
+                       EXAMPLESDIR);
                 return;
         }
 

@@ -1,11 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Run in the guest by tests/demo: policyd with the shipped policies and a
+# Run in the guest by tests/demo: policyd with the shipped example policies and a
 # few demo units, then what policyctl says about them.
 set -euo pipefail
 
 show() { echo; echo "# $*"; "$@"; }
 
+# The shipped groups are examples: opt in to them, as an administrator does
+# (policy.d(5), OPT-IN).
+mkdir -p /etc/policy.d
+cp /usr/share/policygroups/examples/{foreground,background,batch}.policy /etc/policy.d/
 systemctl enable --now policyd.service
 # An editor the desktop started, which has the focus (as GNOME's compositor
 # marks it): matched by foreground.policy's [Match].
