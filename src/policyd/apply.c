@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "apply.h"
 #include "attr-watch.h"
@@ -394,6 +397,66 @@ static void properties_failed(Subject *s, GPtrArray *changes, int error, const c
         }
 }
 
+/* --revert: systemd rewrote RUNTIME_CONTROL_DIR/UNIT.d/50-PROPERTY.conf
+ * with the value restored. Where the unit's other files give that value,
+ * that drop-in only restates them: it goes, so that nothing policyd made
+ * is left in /run/systemd. systemd reads its removal at the next
+ * daemon-reload (the package's postrm runs it; policyd does not). A user
+ * manager's runtime drop-ins live under /run/user/UID, and a transient
+ * unit's files go with the unit: both are left alone. */
+static void remove_restating_dropin(Subject *s, const char *property, const char *restored) {
+        const char *who = subject_name(s);
+        g_autoptr(GPtrArray) assignments = NULL;
+        g_autofree char *dir = NULL, *name = NULL;
+        _cleanup_close_ int control_fd = -1, dir_fd = -1, fd = -1;
+        struct stat st, again;
+        int r;
+
+        if (!s->manager->revert || s->manager->dry_run || !s->unit || s->user_unit || strchr(s->unit, '/') ||
+            streq_ptr(g_hash_table_lookup(s->unit_properties, "Transient"), "yes") ||
+            (s->fragment && g_str_has_prefix(s->fragment, "/run/systemd/transient/")))
+                return;
+        r = unit_file_read_property(s->unit, s->fragment, (const char *const *) s->dropins, 0, property, &assignments);
+        if (r < 0 || !unit_property_dropin_restates_files(property, restored, assignments)) {
+                log_context(LOG_DEBUG, r, who, NULL, NULL, 0,
+                            "Keeping the runtime drop-in for %s=%s: the unit's files do not give that value",
+                            property, restored);
+                return;
+        }
+        dir = g_strdup_printf("%s.d", s->unit);
+        name = g_strdup_printf("50-%s.conf", property);
+        control_fd = open(RUNTIME_CONTROL_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (control_fd >= 0)
+                dir_fd = openat(control_fd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (dir_fd >= 0)
+                fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        if (fd < 0) {
+                log_context(errno == ENOENT ? LOG_DEBUG : LOG_WARNING, -errno, who, NULL, NULL, 0,
+                            "Cannot open %s/%s/%s, not removing it: %m", RUNTIME_CONTROL_DIR, dir, name);
+                return;
+        }
+        /* Root's own regular file, and the same one that unlinkat() removes. */
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 ||
+            fstatat(dir_fd, name, &again, AT_SYMLINK_NOFOLLOW) < 0 || again.st_dev != st.st_dev ||
+            again.st_ino != st.st_ino) {
+                log_context(LOG_WARNING, 0, who, NULL, NULL, 0,
+                            "%s/%s/%s is not a regular file of root's: not removing it", RUNTIME_CONTROL_DIR, dir,
+                            name);
+                return;
+        }
+        if (unlinkat(dir_fd, name, 0) < 0) {
+                log_context(LOG_WARNING, -errno, who, NULL, NULL, 0, "Failed to remove %s/%s/%s: %m",
+                            RUNTIME_CONTROL_DIR, dir, name);
+                return;
+        }
+        log_context(LOG_INFO, 0, who, NULL, NULL, 0,
+                    "Removed %s/%s/%s: it restated what the unit's files give (%s=%s); systemd reads that at "
+                    "the next daemon-reload",
+                    RUNTIME_CONTROL_DIR, dir, name, property, restored);
+        /* The directory too, when that was its last file. */
+        (void) unlinkat(control_fd, dir, AT_REMOVEDIR);
+}
+
 /* systemd answered a SetUnitProperties call (error NULL: it took it). s
  * is NULL when the subject went away meanwhile. */
 void subject_properties_set(Subject *s, const char *unit, GPtrArray *changes, bool undo, const sd_bus_error *error) {
@@ -424,6 +487,7 @@ void subject_properties_set(Subject *s, const char *unit, GPtrArray *changes, bo
                         PropertyRecord *rec = subject_find_property_record(s, ch->property);
                         if (rec)
                                 g_ptr_array_remove(s->property_records, rec);
+                        remove_restating_dropin(s, ch->property, ch->value);
                 }
                 g_hash_table_replace(s->unit_properties, g_strdup(ch->property), g_strdup(ch->value));
         }
@@ -744,6 +808,12 @@ static void apply_pass(Subject *s, CandidateData *gathered, CgroupHandle *cgroup
                 subject_keep_resolution(s, NULL);
                 process_watch_subject_gone(m->processes, subject_key(s));
                 attr_watch_subject_gone(m->attributes, subject_key(s));
+                /* --revert: a stopped unit's runtime properties wait in
+                 * systemd for its next start; they are undone now. */
+                if (m->revert && s->unit && s->property_records->len > 0) {
+                        g_autoptr(CgroupPlan) none = cgroup_plan_new();
+                        apply_systemd_properties(s, none, false);
+                }
                 return;
         }
         if (cgroup_path_validate(s->cgroup) < 0) {

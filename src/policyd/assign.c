@@ -215,7 +215,8 @@ int manager_assign(Manager *m, const char *key, const char *group, bool assign, 
                         assignment_table_add(m->exclusions, key, group, uid);
         }
 
-        if (!m->dry_run) {
+        /* --revert holds none of the administrator's: the file is theirs. */
+        if (!m->dry_run && !m->revert) {
                 r = state_save_assignments(m->state_dir, m->assignments, m->exclusions);
                 if (r < 0)
                         log_warning_errno(r, "Failed to save runtime assignments to %s: %m", m->state_dir);

@@ -514,6 +514,10 @@ static int method_assign_common(sd_bus_message *msg, Manager *m, sd_bus_error *e
         uid_t uid, caller;
         int r;
 
+        /* Its assignments are not loaded: a change would replace the file. */
+        if (m->revert)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_NOT_SUPPORTED,
+                                         "policyd is undoing everything it set (--revert): no assignments now.");
         r = sender_uid(msg, &caller);
         if (r < 0)
                 return r;
@@ -885,7 +889,12 @@ static int on_name_requested(sd_bus_message *reply, void *userdata, sd_bus_error
         }
         if (sd_bus_message_read(reply, "u", &result) < 0 || (result != 1 && result != 4)) {
                 /* 1: primary owner; 4: already ours (after a reconnect). */
-                log_error("%s is owned by another process: is another policyd running?", POLICYD_BUS_NAME);
+                if (m->revert)
+                        log_error("%s is owned by another process: policyd.service (or another policyd) is "
+                                  "running. Stop policyd.service before 'policyd --revert'.",
+                                  POLICYD_BUS_NAME);
+                else
+                        log_error("%s is owned by another process: is another policyd running?", POLICYD_BUS_NAME);
                 m->exit_code = EXIT_FAILURE;
                 return sd_event_exit(m->event, EXIT_FAILURE);
         }

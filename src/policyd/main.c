@@ -22,10 +22,12 @@ enum {
         EXIT_USAGE = 2,
         EXIT_PREFLIGHT = 3, /* the system lacks what policyd needs: no cgroup v2 hierarchy */
         EXIT_NO_MEMORY = 4, /* --self-test: policyd would run, but apply no swap or zswap setting */
+        /* EXIT_NOT_UNDONE = 5 (manager.h): --revert could not undo everything */
 };
 
 static bool arg_dry_run = false;
 static bool arg_once = false;
+static bool arg_revert = false;
 static bool arg_self_test = false;
 
 static void help(void) {
@@ -35,6 +37,8 @@ static void help(void) {
                "     --version       Show the version\n"
                "     --dry-run       Log every change that would be made, make none\n"
                "     --once          Resolve and apply everything once, then exit\n"
+               "     --revert        Undo everything policyd set, as if no group were defined,\n"
+               "                     then exit (policyd.service must be stopped)\n"
                "     --self-test     Run the preflight checks and exit\n"
                "     --log-level=LEVEL  debug, info, notice, warning, err (or crit, alert, emerg)\n\n"
                "See policyd(8).\n");
@@ -49,12 +53,13 @@ static int parse_log_level(const char *s) {
 }
 
 static int parse_argv(int argc, char **argv) {
-        enum { ARG_VERSION = 0x100, ARG_DRY_RUN, ARG_ONCE, ARG_SELF_TEST, ARG_LOG_LEVEL };
+        enum { ARG_VERSION = 0x100, ARG_DRY_RUN, ARG_ONCE, ARG_REVERT, ARG_SELF_TEST, ARG_LOG_LEVEL };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
                 { "dry-run", no_argument, NULL, ARG_DRY_RUN },
                 { "once", no_argument, NULL, ARG_ONCE },
+                { "revert", no_argument, NULL, ARG_REVERT },
                 { "self-test", no_argument, NULL, ARG_SELF_TEST },
                 { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
                 {},
@@ -75,6 +80,9 @@ static int parse_argv(int argc, char **argv) {
                 case ARG_ONCE:
                         arg_once = true;
                         break;
+                case ARG_REVERT:
+                        arg_revert = true;
+                        break;
                 case ARG_SELF_TEST:
                         arg_self_test = true;
                         break;
@@ -91,6 +99,10 @@ static int parse_argv(int argc, char **argv) {
                 }
         if (optind < argc) {
                 fprintf(stderr, "policyd takes no arguments, got '%s'.\n", argv[optind]);
+                return -EINVAL;
+        }
+        if (arg_revert && (arg_once || arg_self_test)) {
+                fprintf(stderr, "--revert cannot be combined with %s.\n", arg_once ? "--once" : "--self-test");
                 return -EINVAL;
         }
         return 1;
@@ -184,7 +196,7 @@ int main(int argc, char **argv) {
                 return EXIT_OK;
         }
 
-        r = manager_new(cgroup_root, arg_dry_run, arg_once, &m);
+        r = manager_new(cgroup_root, arg_dry_run, arg_once, arg_revert, &m);
         if (r < 0)
                 return EXIT_FAILED;
         r = manager_start(m);

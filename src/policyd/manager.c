@@ -215,7 +215,7 @@ void manager_forget_unit(Manager *m, const char *unit) {
         bool had_exclusions = transient && g_hash_table_remove(m->exclusions, unit);
         if (had_assignments || had_exclusions) {
                 log_context(LOG_DEBUG, 0, unit, NULL, NULL, 0, "Transient unit gone: dropping its runtime assignments");
-                if (!m->dry_run) {
+                if (!m->dry_run && !m->revert) {
                         int r = state_save_assignments(m->state_dir, m->assignments, m->exclusions);
                         if (r < 0)
                                 log_warning_errno(r, "Failed to save runtime assignments to %s: %m", m->state_dir);
@@ -402,8 +402,15 @@ int manager_reload(Manager *m) {
         }
 
         daemon_config_init(&config);
-        (void) daemon_config_load(NULL, &config, diags);
-        r = policy_set_load(NULL, NULL, &set, diags);
+        if (m->revert) {
+                /* As if no group were defined: every record is undone.
+                 * policyd.conf neither (its DryRun= would undo nothing). */
+                set = policy_set_new();
+                r = 0;
+        } else {
+                (void) daemon_config_load(NULL, &config, diags);
+                r = policy_set_load(NULL, NULL, &set, diags);
+        }
         diagnostics_sort(diags);
         log_diagnostics(diags);
         if (r < 0) {
@@ -573,11 +580,122 @@ void manager_call_started(Manager *m) {
         m->pending_calls++;
 }
 
+/* --revert waits this long for the process layer (the injector's undo of
+ * KSM= and NUMAPolicy=) once everything else is answered: its calls are
+ * tried again 1, 5 and 30 s apart when the injector does not answer. */
+#define REVERT_PROCESS_WAIT_USEC (40 * G_USEC_PER_SEC)
+#define REVERT_POLL_USEC (100 * 1000)
+
+/* What --revert could not undo is what is still recorded: the files
+ * under the state directory (after a checkpoint of the intent log), and
+ * the processes that hold a value policyd set. Each is logged. */
+static unsigned revert_count_left(Manager *m) {
+        static const char *const kinds[] = { "cgroups", "properties" };
+        unsigned left = 0;
+
+        manager_checkpoint_records(m);
+        for (size_t k = 0; k < ELEMENTSOF(kinds); k++) {
+                g_autoptr(GPtrArray) names = NULL;
+                int r = state_list_records(m->state_dir, kinds[k], &names);
+                if (r < 0) {
+                        log_warning_errno(r, "Failed to list %s/%s: %m", m->state_dir, kinds[k]);
+                        left++;
+                        continue;
+                }
+                for (guint i = 0; i < names->len; i++) {
+                        g_autofree char *key = state_file_name_to_key(g_ptr_array_index(names, i));
+                        log_context(LOG_WARNING, 0, key, NULL, NULL, 0,
+                                    "Not undone: what %s/%s/%s records stays, and so does that record",
+                                    m->state_dir, kinds[k], (const char *) g_ptr_array_index(names, i));
+                        left++;
+                }
+        }
+        return left + process_watch_count_holding(m->processes);
+}
+
+static void revert_finish(Manager *m) {
+        unsigned left = m->dry_run ? 0 : revert_count_left(m);
+
+        if (m->exit_code == 0 && left > 0) {
+                log_error("%u record%s of what policyd set could not be undone (see above); kept in %s. Exiting "
+                          "with status %d (--revert).",
+                          left, left == 1 ? "" : "s", m->state_dir, EXIT_NOT_UNDONE);
+                m->exit_code = EXIT_NOT_UNDONE;
+        } else if (m->exit_code == 0)
+                log_info("%s; exiting (--revert).",
+                         m->dry_run ? "Dry run: said what would be undone, undid nothing"
+                                    : "Undid everything policyd had recorded");
+        (void) sd_event_exit(m->event, m->exit_code);
+}
+
+static int on_revert_poll(sd_event_source *source, uint64_t usec, void *userdata);
+
+static int on_revert_check(sd_event_source *source, void *userdata) {
+        Manager *m = userdata;
+        uint64_t now = 0;
+        (void) source;
+
+        /* A call still to be answered checks again when it is. */
+        if (!m->startup_listed || m->pending_calls > 0)
+                return 0;
+        if (process_watch_busy(m->processes)) {
+                (void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+                if (!m->revert_deadline) {
+                        log_info("Waiting up to %u s for the process layer to undo KSM= and NUMAPolicy= "
+                                 "through the injector.",
+                                 (unsigned) (REVERT_PROCESS_WAIT_USEC / G_USEC_PER_SEC));
+                        if (sd_event_add_time_relative(m->event, &m->revert_deadline, CLOCK_MONOTONIC,
+                                                       REVERT_PROCESS_WAIT_USEC, 0, on_revert_poll, m) < 0)
+                                m->revert_timed_out = true;
+                }
+                if (!m->revert_timed_out) {
+                        /* Its scans and retries end in no call of the manager's: look again. */
+                        int r = m->revert_poll ? sd_event_source_set_time_relative(m->revert_poll, REVERT_POLL_USEC)
+                                               : sd_event_add_time_relative(m->event, &m->revert_poll, CLOCK_MONOTONIC,
+                                                                            REVERT_POLL_USEC, 0, on_revert_poll, m);
+                        if (r >= 0)
+                                r = sd_event_source_set_enabled(m->revert_poll, SD_EVENT_ONESHOT);
+                        if (r >= 0)
+                                return 0;
+                }
+                log_warning("The process layer is not done after %u s; not waiting for it any longer.",
+                            (unsigned) (REVERT_PROCESS_WAIT_USEC / G_USEC_PER_SEC));
+        }
+        revert_finish(m);
+        return 0;
+}
+
+static void revert_check_later(Manager *m) {
+        if (!m->revert_check) {
+                if (sd_event_add_defer(m->event, &m->revert_check, on_revert_check, m) < 0) {
+                        revert_finish(m);
+                        return;
+                }
+                /* After every other source that is ready: scans, replies. */
+                (void) sd_event_source_set_priority(m->revert_check, SD_EVENT_PRIORITY_IDLE);
+        }
+        (void) sd_event_source_set_enabled(m->revert_check, SD_EVENT_ONESHOT);
+}
+
+static int on_revert_poll(sd_event_source *source, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        (void) usec;
+
+        if (source == m->revert_deadline)
+                m->revert_timed_out = true;
+        revert_check_later(m);
+        return 0;
+}
+
 void manager_call_finished(Manager *m) {
         if (m->pending_calls > 0)
                 m->pending_calls--;
         /* Before --once looks: the sweep's calls count too. */
         sweep_start_if_due(m);
+        if (m->revert && m->startup_listed && m->pending_calls == 0) {
+                revert_check_later(m);
+                return;
+        }
         if (m->once && m->startup_listed && m->pending_calls == 0) {
                 log_info("Applied policy groups to %u units and cgroups; exiting (--once).",
                          g_hash_table_size(m->subjects));
@@ -638,7 +756,7 @@ void manager_properties_changed(Manager *m, unsigned properties) {
         (void) sd_event_source_set_enabled(m->properties_event, SD_EVENT_ONESHOT);
 }
 
-int manager_new(const char *cgroup_root, bool dry_run, bool once, Manager **ret) {
+int manager_new(const char *cgroup_root, bool dry_run, bool once, bool revert, Manager **ret) {
         g_autoptr(Manager) m = g_new0(Manager, 1);
         const char *state = getenv("POLICYD_STATE_DIRECTORY");
         int r;
@@ -648,7 +766,8 @@ int manager_new(const char *cgroup_root, bool dry_run, bool once, Manager **ret)
         m->intent_fd = -1;
         m->intent_unwritten = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
         m->dry_run = m->dry_run_argument = dry_run;
-        m->once = once;
+        m->once = once || revert;
+        m->revert = revert;
         m->subjects = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, subject_free_notify);
         m->system = systemd_link_new(m, false, 0);
         m->user_links = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, user_link_free_notify);
@@ -690,9 +809,16 @@ int manager_new(const char *cgroup_root, bool dry_run, bool once, Manager **ret)
         if (r < 0)
                 return log_error_errno(r, "Failed to set up the attribute watch: %m");
 
-        r = state_load_assignments(m->state_dir, m->assignments, m->exclusions);
-        if (r < 0)
-                log_warning_errno(r, "Failed to load runtime assignments: %m");
+        if (revert)
+                /* Left as they are: a reinstall finds them again. */
+                log_info("Undoing everything policyd recorded in %s, as if no group were defined; runtime "
+                         "assignments in %s/assignments are ignored, and kept.",
+                         m->state_dir, m->state_dir);
+        else {
+                r = state_load_assignments(m->state_dir, m->assignments, m->exclusions);
+                if (r < 0)
+                        log_warning_errno(r, "Failed to load runtime assignments: %m");
+        }
         /* Before any subject reads its record: a run killed between its
          * write-ahead and the record's own file left the newer one there.
          * A dry run leaves the log, and reads the files as they are. */
@@ -748,6 +874,9 @@ Manager *manager_free(Manager *m) {
         sd_event_source_unref(m->reconnect_timer);
         sd_event_source_unref(m->rescan_timer);
         sd_event_source_unref(m->properties_event);
+        sd_event_source_unref(m->revert_check);
+        sd_event_source_unref(m->revert_deadline);
+        sd_event_source_unref(m->revert_poll);
         sd_event_source_unref(m->intent_checkpoint);
         g_hash_table_unref(m->intent_unwritten);
         sd_event_unref(m->event);

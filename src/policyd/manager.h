@@ -83,7 +83,12 @@ struct Manager {
 
         bool dry_run;              /* --dry-run, or DryRun= in policyd.conf */
         bool dry_run_argument;     /* --dry-run alone: a reload cannot turn it off */
-        bool once;
+        bool once;                 /* --once, and --revert */
+        bool revert;               /* --revert: no groups, no runtime assignments; undo all, then exit */
+        sd_event_source *revert_check; /* --revert: whether all is answered, once the loop is idle */
+        sd_event_source *revert_deadline; /* --revert: the process layer waited for no longer */
+        sd_event_source *revert_poll;     /* --revert: the process layer looked at again */
+        bool revert_timed_out;
         bool started;              /* READY=1 sent; later loads are reloads */
         unsigned pending_calls;    /* all calls in flight; --once exits at zero after start */
         unsigned refresh_generation; /* numbers every unit refresh */
@@ -109,7 +114,10 @@ typedef enum ManagerProperty {
         MANAGER_PROPERTY_UNITS_NEED_DAEMON_RELOAD = 1 << 3,
 } ManagerProperty;
 
-int manager_new(const char *cgroup_root, bool dry_run, bool once, Manager **ret);
+/* --revert exits with this when some record could not be undone (policyd(8)). */
+#define EXIT_NOT_UNDONE 5
+
+int manager_new(const char *cgroup_root, bool dry_run, bool once, bool revert, Manager **ret);
 Manager *manager_free(Manager *m);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Manager, manager_free)
 

@@ -1728,6 +1728,46 @@ GPtrArray *process_watch_records(ProcessWatch *w, const char *key) {
         return out;
 }
 
+bool process_watch_busy(ProcessWatch *w) {
+        GHashTableIter it;
+        gpointer value;
+        int enabled = SD_EVENT_OFF;
+
+        if (!w)
+                return false;
+        if (!w->startup_done || w->check_unplaced || w->calls_in_flight > 0 || !g_queue_is_empty(w->waiting) ||
+            g_hash_table_size(w->scans) > 0 || g_hash_table_size(w->held) > 0)
+                return true;
+        if (sd_event_source_get_enabled(w->scan_defer, &enabled) >= 0 && enabled != SD_EVENT_OFF)
+                return true;
+        g_hash_table_iter_init(&it, w->records);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                const ProcessRecord *r = value;
+                if (r->call || r->method == PROCESS_PENDING || r->retry_at > 0)
+                        return true;
+        }
+        return false;
+}
+
+unsigned process_watch_count_holding(ProcessWatch *w) {
+        g_autoptr(GPtrArray) records = NULL;
+        unsigned n = 0;
+
+        if (!w)
+                return 0;
+        records = process_watch_records(w, NULL);
+        for (guint i = 0; i < records->len; i++) {
+                const ProcessRecord *r = g_ptr_array_index(records, i);
+                if (record_holds_something(r)) {
+                        log_warning("PID %i still holds what policyd set (%s%s%s): %s", (int) r->pid,
+                                    r->applied.ksm == 1 ? "KSM=yes" : "", r->applied.ksm == 1 && r->applied.mempolicy ? ", " : "",
+                                    r->applied.mempolicy ? r->applied.mempolicy : "", strempty(r->detail));
+                        n++;
+                }
+        }
+        return n;
+}
+
 char *process_watch_describe(ProcessWatch *w) {
         if (!w->active && g_hash_table_size(w->records) == 0)
                 return g_strdup("off: no group sets KSM=, NUMAPolicy= or NUMANodes=");

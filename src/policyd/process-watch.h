@@ -111,6 +111,14 @@ void process_watch_rescan(ProcessWatch *w);
  * decided now. */
 void process_watch_startup_converged(ProcessWatch *w);
 
+/* Whether the process layer still has work it started or means to start:
+ * a scan, a call queued, in flight, held back or to be tried again, or
+ * the restored records not yet decided (policyd --revert waits for it). */
+bool process_watch_busy(ProcessWatch *w);
+/* How many running processes hold a value policyd set (KSM=, NUMAPolicy=),
+ * after their exited ones are forgotten. */
+unsigned process_watch_count_holding(ProcessWatch *w);
+
 /* Records of one subject (key), or of all (NULL), sorted by PID. The
  * array holds borrowed pointers. */
 GPtrArray *process_watch_records(ProcessWatch *w, const char *key);

@@ -313,3 +313,32 @@ int unit_property_previous(const char *property, const char *current, const GPtr
         *ret = g_strdup(systemd_property_default(property));
         return 1;
 }
+
+bool unit_dropin_is_runtime_control(const char *path) {
+        const char *dir, *slash;
+
+        if (!path || !g_str_has_prefix(path, RUNTIME_CONTROL_DIR "/"))
+                return false;
+        dir = path + strlen(RUNTIME_CONTROL_DIR "/");
+        slash = strchr(dir, '/');
+        return slash && slash - dir > 2 && strncmp(slash - 2, ".d", 2) == 0 && slash[1] && !strchr(slash + 1, '/');
+}
+
+bool unit_property_dropin_restates_files(const char *property, const char *restored, const GPtrArray *assignments) {
+        if (!property || !restored)
+                return false;
+
+        /* The last assignment systemd takes wins; invalid ones it ignores. */
+        for (guint i = assignments ? assignments->len : 0; i > 0; i--) {
+                const UnitPropertyAssignment *a = g_ptr_array_index(assignments, i - 1);
+                g_autofree char *value = NULL;
+
+                if (unit_dropin_is_generated(a->file) || unit_dropin_is_runtime_control(a->file))
+                        continue;
+                int r = systemd_property_from_unit_file(property, a->value, &value);
+                if (r == -EINVAL)
+                        continue;
+                return r >= 0 && systemd_property_value_equal(property, restored, value);
+        }
+        return systemd_property_value_equal(property, restored, systemd_property_default(property));
+}

@@ -79,6 +79,24 @@ int systemd_property_from_unit_file(const char *property, const char *value, cha
  * and returns 0. */
 int unit_property_previous(const char *property, const char *current, const GPtrArray *assignments, char **ret);
 
+/* systemd's runtime drop-ins of SetUnitProperties(runtime=yes), written
+ * for each property: RUNTIME_CONTROL_DIR/UNIT.d/50-PROPERTY.conf. */
+#define RUNTIME_CONTROL_DIR "/run/systemd/system.control"
+
+/* Whether path is a drop-in in RUNTIME_CONTROL_DIR (exactly UNIT.d/FILE). */
+bool unit_dropin_is_runtime_control(const char *path);
+
+/* Whether the runtime drop-in systemd wrote when policyd restored property
+ * to restored only restates what the unit's other files give, so that
+ * removing it changes nothing after the next daemon-reload. assignments:
+ * unit_file_read_property() of the unit's fragment and drop-ins; those in
+ * RUNTIME_CONTROL_DIR and policyd-generator's are not counted (the one is
+ * the file in question or another property's, the other goes with the
+ * package). True when the assignment that wins gives exactly restored, or
+ * none does and restored is systemd's default. False when the winner
+ * cannot be told here (a percentage). Pure. */
+bool unit_property_dropin_restates_files(const char *property, const char *restored, const GPtrArray *assignments);
+
 /* Compares two values of a systemd property in the string forms policyd
  * uses: "infinity" or bytes, yes/no, NUMA node lists. */
 bool systemd_property_value_equal(const char *property, const char *a, const char *b);

@@ -370,6 +370,89 @@ static void test_previous_value_is_never_ours(void) {
         }
 }
 
+#define OTHER_CONTROL "/run/systemd/system.control/a.service.d/50-MemoryZSwapMax.conf"
+#define ETC_CONTROL "/etc/systemd/system.control/a.service.d/50-MemorySwapMax.conf"
+
+/* policyd --revert removes the runtime drop-in systemd rewrote with the
+ * restored value only where the unit's other files give that value. */
+static void test_runtime_dropin_restates_files(void) {
+        static const struct {
+                const char *name;
+                const char *property, *restored;
+                const char *assignments[10]; /* file, value, file, value, ... */
+                bool restates;
+        } table[] = {
+                { "no file sets it, restored systemd's default", "MemorySwapMax", "infinity", {}, true },
+                { "no file sets it, restored another value", "MemorySwapMax", "1073741824", {}, false },
+                { "the fragment gives the restored value", "MemorySwapMax", "1073741824", { FRAGMENT, "1G" }, true },
+                { "the fragment gives another value", "MemorySwapMax", "1073741824", { FRAGMENT, "2G" }, false },
+                { "an admin drop-in wins over the fragment", "MemorySwapMax", "2147483648",
+                  { FRAGMENT, "1G", ADMIN_DROPIN, "2G" }, true },
+                { "the fragment alone is not what wins", "MemorySwapMax", "1073741824",
+                  { FRAGMENT, "1G", ADMIN_DROPIN, "2G" }, false },
+                { "the runtime drop-in itself is not counted", "MemorySwapMax", "infinity",
+                  { CONTROL, "infinity" }, true },
+                { "nor is it when it says another value", "MemorySwapMax", "1073741824",
+                  { FRAGMENT, "1G", CONTROL, "3G" }, true },
+                { "nor the generator's drop-in: the files alone", "MemorySwapMax", "1073741824",
+                  { FRAGMENT, "1G", GEN, "157284K" }, true },
+                { "the generator's drop-in alone: systemd's default", "MemorySwapMax", "161058816",
+                  { GEN, "157284K" }, false },
+                { "an empty assignment resets to the default", "MemorySwapMax", "infinity",
+                  { FRAGMENT, "1G", ADMIN_DROPIN, "" }, true },
+                { "a value systemd ignores leaves the one before", "MemorySwapMax", "1073741824",
+                  { FRAGMENT, "1G", LATER_DROPIN, "lots" }, true },
+                { "a percentage of RAM cannot be told: kept", "MemorySwapMax", "1073741824",
+                  { FRAGMENT, "10%" }, false },
+                { "another property's runtime drop-in is not counted", "MemorySwapMax", "infinity",
+                  { OTHER_CONTROL, "5G" }, true },
+                /* A persistent set-property stays: it is the administrator's. */
+                { "a persistent control drop-in counts", "MemorySwapMax", "infinity", { ETC_CONTROL, "4G" }, false },
+                { "booleans: the default", "MemoryZSwapWriteback", "yes", {}, true },
+                { "booleans: by meaning", "MemoryZSwapWriteback", "no", { FRAGMENT, "off" }, true },
+                { "booleans: an empty one is ignored", "MemoryZSwapWriteback", "yes", { FRAGMENT, "no", ADMIN_DROPIN, "" },
+                  false },
+                { "nodes: all, the default", "AllowedMemoryNodes", "", {}, true },
+                { "nodes: by meaning", "AllowedMemoryNodes", "0-1", { FRAGMENT, "0 1" }, true },
+                { "nodes: another list", "AllowedMemoryNodes", "0", { FRAGMENT, "0 1" }, false },
+                { "no restored value", "MemorySwapMax", NULL, {}, false },
+        };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(table); i++) {
+                g_autoptr(GPtrArray) a = g_ptr_array_new_with_free_func(g_free);
+
+                for (size_t j = 0; j + 1 < G_N_ELEMENTS(table[i].assignments) && table[i].assignments[j]; j += 2) {
+                        UnitPropertyAssignment *u = g_new0(UnitPropertyAssignment, 1);
+                        u->file = (char *) table[i].assignments[j];
+                        u->value = (char *) table[i].assignments[j + 1];
+                        g_ptr_array_add(a, u);
+                }
+                bool got = unit_property_dropin_restates_files(table[i].property, table[i].restored, a);
+                if (got != table[i].restates)
+                        g_error("%s: expected %s, got %s", table[i].name, table[i].restates ? "restates" : "does not",
+                                got ? "restates" : "does not");
+        }
+
+        static const struct {
+                const char *path;
+                bool control;
+        } paths[] = {
+                { CONTROL, true },
+                { OTHER_CONTROL, true },
+                { ETC_CONTROL, false },
+                { "/run/systemd/system.control/a.service.d/x/50-MemorySwapMax.conf", false },
+                { "/run/systemd/system.control/a.service/50-MemorySwapMax.conf", false },
+                { "/run/systemd/system.control/a.service.d/", false },
+                { "/run/systemd/system.controlx/a.service.d/50-MemorySwapMax.conf", false },
+                { GEN, false },
+                { NULL, false },
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(paths); i++)
+                if (unit_dropin_is_runtime_control(paths[i].path) != paths[i].control)
+                        g_error("%s: expected %s", paths[i].path ?: "(null)",
+                                paths[i].control ? "a runtime control drop-in" : "not one");
+}
+
 static void test_read_property_from_files_in_order(void) {
         g_autofree char *fragment = put("p1/a.service", "[Unit]\nMemorySwapMax=9G\n[Service]\nMemorySwapMax=1G\n"
                                                         "ExecStart=/bin/true\n[Install]\nMemorySwapMax=8G\n");
@@ -449,6 +532,7 @@ int main(int argc, char **argv) {
         g_test_add_func("/unit-file/property-values-compare-by-meaning", test_property_values_compare_by_meaning);
         g_test_add_func("/unit-file/generated-dropins-are-recognised", test_generated_dropins_are_recognised);
         g_test_add_func("/unit-file/previous-value-is-never-ours", test_previous_value_is_never_ours);
+        g_test_add_func("/unit-file/runtime-dropin-restates-files", test_runtime_dropin_restates_files);
         g_test_add_func("/unit-file/read-property-from-files-in-order", test_read_property_from_files_in_order);
         g_test_add_func("/unit-file/unit-file-spellings-in-policyds-form", test_unit_file_spellings_in_policyds_form);
         int r = g_test_run();
