@@ -21,6 +21,11 @@
 #   - explain shows each knob whose last write failed, and why, and status
 #     counts them, until a later write succeeds or nothing wants the knob;
 #     --self-test fails without the memory controller (issue 27, 9).
+#   - policyd --revert undoes what policyd.service set (unit properties,
+#     xattrs, a stopped unit's properties), removes the runtime drop-ins that
+#     only restate the unit's files, keeps the assignments file as it is and
+#     the records of what it could not undo (exit 5); it refuses to run while
+#     the bus name is taken, and with --once (issue 27, 1).
 # Prints TAP lines; exits 0, 1 on a failure, or 77 when this machine cannot
 # run it (the reason is printed).
 #
@@ -1144,6 +1149,122 @@ else
                 || not_ok "--self-test without the memory controller exits 4 and says what cannot be applied" \
                         "exit $rc" "$out"
 fi
+
+# === 7c. policyd --revert: undo everything, as the package's prerm does on remove (issue 27, 1)
+
+# Two running units the group sets MemorySwapMax=1G on; rv-a's files say
+# nothing of it (systemd's default, infinity, is what they give), rv-b's
+# fragment says 2G although systemd had infinity before policyd. A stopped
+# unit holds a value an earlier run set. A cgroup no unit owns is assigned
+# at runtime.
+control_dir=/run/systemd/system.control
+mkdir -p "$cg/rv-a.service" "$cg/rv-b.service" "$cg/rv-path"
+put "$tmp/rv-a.service" '[Service]\nExecStart=/bin/true\n'
+put "$tmp/rv-b.service" '[Service]\nExecStart=/bin/true\nMemorySwapMax=2G\n'
+cat > "$tmp/units" << EOF
+rv-a.service ControlGroup=$rel/rv-a.service Slice=rv.slice MemorySwapMax=infinity FragmentPath=$tmp/rv-a.service DropInPaths=$control_dir/rv-a.service.d/50-MemorySwapMax.conf
+rv-b.service ControlGroup=$rel/rv-b.service Slice=rv.slice MemorySwapMax=infinity FragmentPath=$tmp/rv-b.service DropInPaths=$control_dir/rv-b.service.d/50-MemorySwapMax.conf
+rv-stopped.service ControlGroup= Slice=system.slice ActiveState=inactive MemorySwapMax=1073741824
+EOF
+rm -f /run/policy.d/*
+put /run/policy.d/rv.policy '[Match]\nSlice=rv.slice\n[Attributes]\nXAttr=user.test.rv=1\n[Swap]\nSwapMax=1G\n'
+start_fake
+rm -rf "$tmp/state"
+mkdir -m 0755 "$tmp/state" "$tmp/state/properties"
+record properties/rv-stopped.service "MemorySwapMax\t2147483648\t1073741824\n"
+start_policyd keep || not_ok "policyd starts" "$(policyd_log)"
+"$policyctl" assign "$rel/rv-path" rv > /dev/null 2>&1
+set_on() { grep -q "^SetUnitProperties $1 runtime=yes MemorySwapMax=1073741824" "$tmp/fake.log"; }
+name="before --revert: policyd set MemorySwapMax on both units, and the xattrs on their cgroups and the assigned one"
+if wait_for 10 set_on rv-a.service && wait_for 10 set_on rv-b.service \
+        && wait_for 10 xattr_is "$cg/rv-a.service" user.test.rv 1 && wait_for 10 xattr_is "$cg/rv-path" user.test.rv 1; then
+        ok "$name"
+else
+        not_ok "$name" "$(cat "$tmp/fake.log")" "$(policyd_log)"
+fi
+# systemd keeps what SetUnitProperties(runtime=yes) set in a drop-in each.
+for u in rv-a.service rv-b.service; do
+        put "$control_dir/$u.d/50-MemorySwapMax.conf" \
+                '# This is a drop-in unit file extension, created via "systemctl set-property"\n[Service]\nMemorySwapMax=1073741824\n'
+done
+cp "$tmp/state/assignments" "$tmp/rv-assignments"
+
+revert() { # ARGS…: policyd --revert on the state directory; sets rc and out
+        out=$(POLICYD_STATE_DIRECTORY=$tmp/state timeout $((60 * slow)) "${wrapper[@]}" "$policyd" --revert \
+                --log-level=debug "$@" 2>&1)
+        rc=$?
+        printf '%s\n' "$out" >> "$tmp/revert.log"
+}
+
+# policyd.service runs: --revert must not touch anything.
+calls_before=$(grep -c ^SetUnitProperties "$tmp/fake.log")
+revert
+if [ "$rc" = 1 ] && grep -q "policyd.service" <<< "$out" && xattr_is "$cg/rv-a.service" user.test.rv 1 \
+        && [ "$(grep -c ^SetUnitProperties "$tmp/fake.log")" = "$calls_before" ]; then
+        ok "--revert while the bus name is taken exits 1, names policyd.service, and changes nothing"
+else
+        not_ok "--revert while the bus name is taken exits 1, names policyd.service, and changes nothing" "exit $rc" "$out"
+fi
+check_stop "policyd exits 0 before the revert" 5
+
+out=$("$policyd" --revert --once 2>&1)
+rc=$?
+[ "$rc" = 2 ] && grep -q -- "--revert cannot be combined with --once" <<< "$out" \
+        && ok "--revert --once is a usage error (exit 2)" || not_ok "--revert --once is a usage error (exit 2)" "exit $rc" "$out"
+
+# A dry run says what it would undo, and undoes nothing.
+: > "$tmp/fake.log"
+revert --dry-run
+if [ "$rc" = 0 ] && grep -q "Would restore MemorySwapMax=infinity" <<< "$out" \
+        && ! grep -q ^SetUnitProperties "$tmp/fake.log" && xattr_is "$cg/rv-a.service" user.test.rv 1 \
+        && [ -e "$tmp/state/properties/rv-a.service" ]; then
+        ok "--revert --dry-run exits 0, says what it would restore, and changes nothing"
+else
+        not_ok "--revert --dry-run exits 0, says what it would restore, and changes nothing" "exit $rc" "$out" \
+                "$(cat "$tmp/fake.log")"
+fi
+
+# systemd refuses to restore MemorySwapMax: that stays, with its records, and
+# the exit status says so; the xattrs go.
+control Refuse s MemorySwapMax > /dev/null
+: > "$tmp/fake.log"
+revert
+if [ "$rc" = 5 ] && [ -e "$tmp/state/properties/rv-a.service" ] && grep -q "could not be undone" <<< "$out" \
+        && xattr_is "$cg/rv-a.service" user.test.rv "(none)"; then
+        ok "what systemd refuses to restore is kept, with its record, and --revert exits 5"
+else
+        not_ok "what systemd refuses to restore is kept, with its record, and --revert exits 5" "exit $rc" \
+                "$(ls -R "$tmp/state")" "$out"
+fi
+control Refuse s "" > /dev/null
+
+: > "$tmp/fake.log"
+revert
+[ "$rc" = 0 ] && ok "--revert exits 0 when everything is undone" \
+        || not_ok "--revert exits 0 when everything is undone" "exit $rc" "$out"
+restored() { grep -q "^SetUnitProperties $1 runtime=yes MemorySwapMax=$2$" "$tmp/fake.log"; }
+if restored rv-a.service infinity && restored rv-b.service infinity && restored rv-stopped.service 2147483648; then
+        ok "systemd got the restores: both running units, and the stopped one"
+else
+        not_ok "systemd got the restores: both running units, and the stopped one" "$(cat "$tmp/fake.log")"
+fi
+v=$(xattr "$cg/rv-a.service" user.test.rv) w=$(xattr "$cg/rv-path" user.test.rv) g=$(xattr "$cg/rv-path" user.policy.group)
+[ "$v $w $g" = "(none) (none) (none)" ] && ok "the xattrs are gone from the units' cgroups and the assigned cgroup" \
+        || not_ok "the xattrs are gone from the units' cgroups and the assigned cgroup" "rv-a: $v; rv-path: $w, $g"
+left=$(find "$tmp/state/cgroups" "$tmp/state/properties" -type f 2> /dev/null)
+[ -z "$left" ] && ok "no record is left" || not_ok "no record is left" "$left"
+cmp -s "$tmp/state/assignments" "$tmp/rv-assignments" \
+        && ok "the assignments file is as the administrator left it" \
+        || not_ok "the assignments file is as the administrator left it" "$(cat "$tmp/state/assignments")"
+if [ ! -e "$control_dir/rv-a.service.d" ] && [ -f "$control_dir/rv-b.service.d/50-MemorySwapMax.conf" ]; then
+        ok "the runtime drop-in that restates the unit's files is removed, the one that does not is kept"
+else
+        not_ok "the runtime drop-in that restates the unit's files is removed, the one that does not is kept" \
+                "$(ls -R "$control_dir")" "$(grep -i "drop-in" "$tmp/revert.log")"
+fi
+rm -rf "${control_dir:?}"/rv-*
+stop_fake
+rmdir "$cg/rv-a.service" "$cg/rv-b.service" "$cg/rv-path"
 
 # === 8. The bus itself going away under calls in flight (last: it ends this bus)
 
