@@ -581,8 +581,9 @@ void manager_call_started(Manager *m) {
 }
 
 /* --revert waits this long for the process layer (the injector's undo of
- * KSM= and NUMAPolicy=) once everything else is answered: its calls are
- * tried again 1, 5 and 30 s apart when the injector does not answer. */
+ * KSM= and NUMAPolicy=) once everything else is answered: a call that
+ * fails is tried again 5 s later (then after 60 and 600 s, which it does
+ * not wait for), and each call times out after 2 s. */
 #define REVERT_PROCESS_WAIT_USEC (40 * G_USEC_PER_SEC)
 #define REVERT_POLL_USEC (100 * 1000)
 
@@ -641,7 +642,7 @@ static int on_revert_check(sd_event_source *source, void *userdata) {
         if (process_watch_busy(m->processes)) {
                 (void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
                 if (!m->revert_deadline) {
-                        log_info("Waiting up to %u s for the process layer to undo KSM= and NUMAPolicy= "
+                        log_debug("Waiting up to %u s for the process layer to undo KSM= and NUMAPolicy= "
                                  "through the injector.",
                                  (unsigned) (REVERT_PROCESS_WAIT_USEC / G_USEC_PER_SEC));
                         if (sd_event_add_time_relative(m->event, &m->revert_deadline, CLOCK_MONOTONIC,
