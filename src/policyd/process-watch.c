@@ -996,7 +996,9 @@ static void start_next_calls(ProcessWatch *w) {
                 if (k == 0)
                         continue;
                 r->pidfd = safe_close(r->pidfd);
-                if (errno_is_vanished(k)) {
+                /* ESRCH alone says the process is gone (start_call()): an
+                 * ENOENT is the injector's socket, and the record must stay. */
+                if (k == -ESRCH) {
                         forget_record(w, r);
                         continue;
                 }

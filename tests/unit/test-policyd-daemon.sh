@@ -25,7 +25,8 @@
 #     xattrs, a stopped unit's properties), removes the runtime drop-ins that
 #     only restate the unit's files, keeps the assignments file as it is and
 #     the records of what it could not undo (exit 5); it refuses to run while
-#     the bus name is taken, and with --once (issue 27, 1).
+#     the bus name is taken, and with --once (issue 27, 1); a process record
+#     stays while the injector's socket is not there.
 # Prints TAP lines; exits 0, 1 on a failure, or 77 when this machine cannot
 # run it (the reason is printed).
 #
@@ -1265,6 +1266,32 @@ fi
 rm -rf "${control_dir:?}"/rv-*
 stop_fake
 rmdir "$cg/rv-a.service" "$cg/rv-b.service" "$cg/rv-path"
+
+# A process that holds what an earlier run set (KSM=yes), and no injector
+# (no socket in this /run): the record stays for a later try, as --revert
+# needs it to undo or to report; a missing socket is no vanished process.
+echo "rvp.service ControlGroup=$rel/rvp.service Slice=system.slice" > "$tmp/units"
+mkdir "$cg/rvp.service"
+start_fake
+sleep 1000 &
+sleeper=$!
+echo "$sleeper" > "$cg/rvp.service/cgroup.procs"
+rm -rf "$tmp/state"
+mkdir -m 0755 "$tmp/state"
+record processes "$sleeper $(awk '{ print $22 }' "/proc/$sleeper/stat") 1 -\n"
+start_policyd keep || not_ok "policyd starts" "$(policyd_log)"
+name="a process record is kept when the injector's socket is not there"
+if wait_for 10 grep -q "is not there: KSM= and NUMAPolicy= reach no running process" "$tmp/policyd.log" \
+        && sleep 0.3 && grep -q "^$sleeper " "$tmp/state/processes"; then
+        ok "$name"
+else
+        not_ok "$name" "$(cat "$tmp/state/processes" 2> /dev/null)" "$(policyd_log)"
+fi
+check_stop "policyd exits 0" 5
+kill "$sleeper"
+wait "$sleeper" 2> /dev/null
+stop_fake
+rmdir "$cg/rvp.service"
 
 # === 8. The bus itself going away under calls in flight (last: it ends this bus)
 
