@@ -633,18 +633,16 @@ static int on_revert_poll(sd_event_source *source, uint64_t usec, void *userdata
 
 static int on_revert_check(sd_event_source *source, void *userdata) {
         Manager *m = userdata;
-        uint64_t now = 0;
         (void) source;
 
         /* A call still to be answered checks again when it is. */
         if (!m->startup_listed || m->pending_calls > 0)
                 return 0;
         if (process_watch_busy(m->processes)) {
-                (void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
                 if (!m->revert_deadline) {
                         log_debug("Waiting up to %u s for the process layer to undo KSM= and NUMAPolicy= "
-                                 "through the injector.",
-                                 (unsigned) (REVERT_PROCESS_WAIT_USEC / G_USEC_PER_SEC));
+                                  "through the injector.",
+                                  (unsigned) (REVERT_PROCESS_WAIT_USEC / G_USEC_PER_SEC));
                         if (sd_event_add_time_relative(m->event, &m->revert_deadline, CLOCK_MONOTONIC,
                                                        REVERT_PROCESS_WAIT_USEC, 0, on_revert_poll, m) < 0)
                                 m->revert_timed_out = true;

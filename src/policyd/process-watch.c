@@ -1761,8 +1761,9 @@ unsigned process_watch_count_holding(ProcessWatch *w) {
         for (guint i = 0; i < records->len; i++) {
                 const ProcessRecord *r = g_ptr_array_index(records, i);
                 if (record_holds_something(r)) {
+                        bool both = r->applied.ksm == 1 && r->applied.mempolicy;
                         log_warning("PID %i still holds what policyd set (%s%s%s): %s", (int) r->pid,
-                                    r->applied.ksm == 1 ? "KSM=yes" : "", r->applied.ksm == 1 && r->applied.mempolicy ? ", " : "",
+                                    r->applied.ksm == 1 ? "KSM=yes" : "", both ? ", " : "",
                                     r->applied.mempolicy ? r->applied.mempolicy : "", strempty(r->detail));
                         n++;
                 }
