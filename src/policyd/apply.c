@@ -652,8 +652,9 @@ static void apply_systemd_properties(Subject *s, const CgroupPlan *plan, bool fo
                                     rec->previous);
                         continue;
                 }
-                if (isempty(rec->previous)) {
-                        /* Nothing to restore to: the unit never reported a value. */
+                if (isempty(rec->previous) && !systemd_property_empty_is_value(rec->property)) {
+                        /* Nothing to restore to: the unit never reported a value,
+                         * or its files give one that cannot be told here. */
                         g_ptr_array_remove_index(s->property_records, i--);
                         subject_save(s);
                         continue;

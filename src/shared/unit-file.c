@@ -236,6 +236,10 @@ static const char *systemd_property_default(const char *property) {
         return ""; /* AllowedMemoryNodes: all of them */
 }
 
+bool systemd_property_empty_is_value(const char *property) {
+        return streq_ptr(property, "AllowedMemoryNodes");
+}
+
 int systemd_property_from_unit_file(const char *property, const char *value, char **ret) {
         if (!property || !value || !ret)
                 return -EINVAL;

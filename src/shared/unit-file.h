@@ -97,6 +97,11 @@ bool unit_dropin_is_runtime_control(const char *path);
  * cannot be told here (a percentage). Pure. */
 bool unit_property_dropin_restates_files(const char *property, const char *restored, const GPtrArray *assignments);
 
+/* Whether "" is a value of property that undo can restore: for
+ * AllowedMemoryNodes= it is systemd's default (every node). For the others,
+ * a recorded "" means that there is nothing to restore to. */
+bool systemd_property_empty_is_value(const char *property);
+
 /* Compares two values of a systemd property in the string forms policyd
  * uses: "infinity" or bytes, yes/no, NUMA node lists. */
 bool systemd_property_value_equal(const char *property, const char *a, const char *b);

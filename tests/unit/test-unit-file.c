@@ -309,6 +309,17 @@ static void test_generated_dropins_are_recognised(void) {
 
 /* What policyd records as "previous" before it first sets a property: never
  * the value of its own generator's drop-in (issue 7, class 8). */
+/* A recorded "" is every node for AllowedMemoryNodes= (undo restores it:
+ * it was left at the group's nodes before), and "nothing to restore to"
+ * for the others (a percentage of RAM that cannot be told). */
+static void test_empty_previous_value(void) {
+        g_assert_true(systemd_property_empty_is_value("AllowedMemoryNodes"));
+        g_assert_false(systemd_property_empty_is_value("MemorySwapMax"));
+        g_assert_false(systemd_property_empty_is_value("MemoryZSwapMax"));
+        g_assert_false(systemd_property_empty_is_value("MemoryZSwapWriteback"));
+        g_assert_false(systemd_property_empty_is_value(NULL));
+}
+
 static void test_previous_value_is_never_ours(void) {
         static const struct {
                 const char *name;
@@ -532,6 +543,7 @@ int main(int argc, char **argv) {
         g_test_add_func("/unit-file/property-values-compare-by-meaning", test_property_values_compare_by_meaning);
         g_test_add_func("/unit-file/generated-dropins-are-recognised", test_generated_dropins_are_recognised);
         g_test_add_func("/unit-file/previous-value-is-never-ours", test_previous_value_is_never_ours);
+        g_test_add_func("/unit-file/empty-previous-value", test_empty_previous_value);
         g_test_add_func("/unit-file/runtime-dropin-restates-files", test_runtime_dropin_restates_files);
         g_test_add_func("/unit-file/read-property-from-files-in-order", test_read_property_from_files_in_order);
         g_test_add_func("/unit-file/unit-file-spellings-in-policyds-form", test_unit_file_spellings_in_policyds_form);
