@@ -167,14 +167,14 @@ journalctl -q --no-pager -o cat --since "$since" -t policyd | grep -E '^(Undid|R
 
 # ---- purge ----
 dpkg -P policygroups || fail "dpkg -P failed"
-left=$(while read -r f; do [[ -e $f && ! -d $f ]] && echo "$f"; done </tmp/pkg-files)
+left=$(while read -r f; do if [[ -e $f && ! -d $f ]]; then echo "$f"; fi; done </tmp/pkg-files)
 [[ -z $left ]] || fail "purge left files: $left"
 [[ ! -e /run/policyd ]] || fail "purge left /run/policyd: $(ls -la /run/policyd)"
 [[ -z $(systemctl list-unit-files --no-legend 'policyd*') ]] || fail "units left: $(systemctl list-unit-files --no-legend 'policyd*')"
 left=$(find /etc/systemd/system /var/lib/systemd/deb-systemd-helper-enabled /var/lib/systemd/deb-systemd-helper-masked \
-        -name 'policyd*' 2>/dev/null)
+        -name 'policyd*' 2>/dev/null || true)
 [[ -z $left ]] || fail "enablement left: $left"
-left=$(find /run/systemd -name '50-policy-groups.conf' 2>/dev/null)
+left=$(find /run/systemd -name '50-policy-groups.conf' 2>/dev/null || true)
 [[ -z $left ]] || fail "generated drop-ins left: $left"
 if busctl status org.policygroups.PolicyGroups1 >/dev/null 2>&1; then fail "the bus name is still owned"; fi
 snapshot >/tmp/pkg-purged
