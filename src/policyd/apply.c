@@ -22,21 +22,20 @@
 void apply_log_action(const char *who, const Action *a, int change_level) {
         switch (a->result) {
         case ACTION_WROTE:
-                log_context(change_level, 0, who, NULL, NULL, 0, "Set %s=%s (was %s)", a->target,
-                            strempty(a->new_value), a->old_value ? a->old_value : "unset");
+                log_unit_full(who, change_level, "Set %s=%s (was %s)", a->target, strempty(a->new_value),
+                              a->old_value ? a->old_value : "unset");
                 break;
         case ACTION_WOULD_WRITE:
-                log_context(change_level, 0, who, NULL, NULL, 0, "Would set %s=%s (is %s)", a->target,
-                            strempty(a->new_value), a->old_value ? a->old_value : "unset");
+                log_unit_full(who, change_level, "Would set %s=%s (is %s)", a->target, strempty(a->new_value),
+                              a->old_value ? a->old_value : "unset");
                 break;
         case ACTION_RESTORED:
         case ACTION_REMOVED:
-                log_context(change_level, 0, who, NULL, NULL, 0, "Undid %s: %s", a->target,
-                            a->result == ACTION_REMOVED ? "removed" : strempty(a->new_value));
+                log_unit_full(who, change_level, "Undid %s: %s", a->target,
+                              a->result == ACTION_REMOVED ? "removed" : strempty(a->new_value));
                 break;
         case ACTION_LEFT_FOREIGN:
-                log_context(LOG_INFO, 0, who, NULL, NULL, 0, "Left %s=%s alone: someone else changed it",
-                            a->target, strempty(a->old_value));
+                log_unit_info(who, "Left %s=%s alone: someone else changed it", a->target, strempty(a->old_value));
                 break;
         case ACTION_NO_SPACE:
                 break; /* all of them in one message: log_no_space() */
@@ -45,7 +44,7 @@ void apply_log_action(const char *who, const Action *a, int change_level) {
                                "Failed to write %s: %m", a->target);
                 break;
         case ACTION_VANISHED:
-                log_context(LOG_DEBUG, a->error, who, NULL, NULL, 0, "cgroup vanished while applying");
+                log_unit_debug_errno(who, a->error, "cgroup vanished while applying");
                 break;
         default:
                 break;
@@ -100,9 +99,9 @@ static char *property_previous(Subject *s, const char *property, const char *cur
         if (r < 0)
                 return g_strdup(strempty(current));
         if (r > 0)
-                log_context(LOG_DEBUG, 0, subject_name(s), NULL, NULL, 0,
-                            "%s=%s comes from policyd-generator's drop-in; recording %s as the value to restore",
-                            property, strempty(current), isempty(previous) ? "nothing" : previous);
+                log_unit_debug(subject_name(s),
+                               "%s=%s comes from policyd-generator's drop-in; recording %s as the value to restore",
+                               property, strempty(current), isempty(previous) ? "nothing" : previous);
         return previous;
 }
 
@@ -121,9 +120,9 @@ static void sync_kernel_file(Subject *s, const char *property, const char *value
         for (guint i = 0; i < report->actions->len; i++) {
                 const Action *a = g_ptr_array_index(report->actions, i);
                 if (a->result == ACTION_WROTE)
-                        log_context(LOG_NOTICE, 0, subject_name(s), NULL, NULL, 0,
-                                    "systemd holds %s=%s but did not write it (daemon-reload): set %s=%s (was %s)",
-                                    property, value, file, strempty(a->new_value), strempty(a->old_value));
+                        log_unit_notice(subject_name(s),
+                                        "systemd holds %s=%s but did not write it (daemon-reload): set %s=%s (was %s)",
+                                        property, value, file, strempty(a->new_value), strempty(a->old_value));
                 else
                         apply_log_action(subject_name(s), a, LOG_NOTICE);
                 /* The property's row in explain stands for its file too. */
@@ -134,8 +133,7 @@ static void sync_kernel_file(Subject *s, const char *property, const char *value
                                            NULL, (uint64_t) g_get_real_time());
         }
         if (r < 0 && !errno_is_vanished(r))
-                log_context(LOG_DEBUG, r, subject_name(s), NULL, NULL, 0, "Failed to bring %s in line with %s: %m", file,
-                            property);
+                log_unit_debug_errno(subject_name(s), r, "Failed to bring %s in line with %s: %m", file, property);
 }
 
 /* systemd's daemon-reload changes a property that comes from the unit's
@@ -216,10 +214,9 @@ static void restore_stale_generated(Subject *s, const CgroupPlan *plan, GPtrArra
                     unit_property_previous(*p, current, assignments, &admin) <= 0 || isempty(admin) ||
                     systemd_property_value_equal(*p, current, admin))
                         continue;
-                log_context(LOG_INFO, 0, subject_name(s), NULL, NULL, 0,
-                            "%s=%s comes from policyd-generator's drop-in for a group the unit no longer has; "
-                            "restoring %s at runtime",
-                            *p, current, admin);
+                log_unit_info(subject_name(s),
+                              "%s=%s comes from policyd-generator's drop-in for a group the unit no longer has; "
+                              "restoring %s at runtime", *p, current, admin);
                 if (s->manager->dry_run)
                         continue;
                 /* Set through systemd now: nothing left for the kernel-file sync. */
@@ -258,7 +255,7 @@ static int on_record_retry(sd_event_source *source, uint64_t usec, void *userdat
         Subject *s = userdata;
         (void) source;
         (void) usec;
-        log_context(LOG_DEBUG, 0, subject_name(s), NULL, NULL, 0, "Trying again to record and make the changes");
+        log_unit_debug(subject_name(s), "Trying again to record and make the changes");
         subject_apply(s);
         return 0;
 }
@@ -272,9 +269,8 @@ static void record_pass_done(Subject *s, int error_before) {
 
         if (s->record_error == 0) {
                 if (error_before < 0)
-                        log_context(LOG_NOTICE, 0, subject_name(s), NULL, NULL, 0,
-                                    "Recorded in %s after %u %s: changes made", m->state_dir, s->record_retries,
-                                    s->record_retries == 1 ? "retry" : "retries");
+                        log_unit_notice(subject_name(s), "Recorded in %s after %u %s: changes made", m->state_dir,
+                                        s->record_retries, s->record_retries == 1 ? "retry" : "retries");
                 s->record_retries = 0;
                 s->record_retry_at = 0;
                 if (s->record_retry)
@@ -284,10 +280,10 @@ static void record_pass_done(Subject *s, int error_before) {
         delay = RECORD_RETRY_FIRST_USEC << MIN(s->record_retries, 5U);
         delay = MIN(delay, RECORD_RETRY_MAX_USEC);
         if (error_before == 0)
-                log_context(LOG_WARNING, s->record_error, subject_name(s), NULL, NULL, 0,
-                            "Failed to record the %s changes ahead in %s, so not making them; trying again in "
-                            "%" G_GUINT64_FORMAT " s: %m",
-                            record_failed_what(s), m->state_dir, delay / G_USEC_PER_SEC);
+                log_unit_warning_errno(subject_name(s), s->record_error,
+                                       "Failed to record the %s changes ahead in %s, so not making them; trying again in "
+                                       "%" G_GUINT64_FORMAT " s: %m", record_failed_what(s), m->state_dir,
+                                       delay / G_USEC_PER_SEC);
         s->record_retries++;
         (void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
         s->record_retry_at = now + delay;
@@ -299,7 +295,7 @@ static void record_pass_done(Subject *s, int error_before) {
                 r = sd_event_add_time(m->event, &s->record_retry, CLOCK_MONOTONIC, s->record_retry_at, 0,
                                       on_record_retry, s);
         if (r < 0)
-                log_context(LOG_WARNING, r, subject_name(s), NULL, NULL, 0, "Failed to arm the retry: %m");
+                log_unit_warning_errno(subject_name(s), r, "Failed to arm the retry: %m");
 }
 
 char *apply_describe_record_failures(Manager *m) {
@@ -418,9 +414,9 @@ static void remove_restating_dropin(Subject *s, const char *property, const char
                 return;
         r = unit_file_read_property(s->unit, s->fragment, (const char *const *) s->dropins, 0, property, &assignments);
         if (r < 0 || !unit_property_dropin_restates_files(property, restored, assignments)) {
-                log_context(LOG_DEBUG, r, who, NULL, NULL, 0,
-                            "Keeping the runtime drop-in for %s=%s: the unit's files do not give that value",
-                            property, restored);
+                log_unit_debug_errno(who, r,
+                                     "Keeping the runtime drop-in for %s=%s: the unit's files do not give that value",
+                                     property, restored);
                 return;
         }
         dir = g_strdup_printf("%s.d", s->unit);
@@ -431,28 +427,24 @@ static void remove_restating_dropin(Subject *s, const char *property, const char
         if (dir_fd >= 0)
                 fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
         if (fd < 0) {
-                log_context(errno == ENOENT ? LOG_DEBUG : LOG_WARNING, -errno, who, NULL, NULL, 0,
-                            "Cannot open %s/%s/%s, not removing it: %m", RUNTIME_CONTROL_DIR, dir, name);
+                log_unit_full_errno(who, errno == ENOENT ? LOG_DEBUG : LOG_WARNING, -errno,
+                                    "Cannot open %s/%s/%s, not removing it: %m", RUNTIME_CONTROL_DIR, dir, name);
                 return;
         }
         /* Root's own regular file, and the same one that unlinkat() removes. */
         if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 ||
             fstatat(dir_fd, name, &again, AT_SYMLINK_NOFOLLOW) < 0 || again.st_dev != st.st_dev ||
             again.st_ino != st.st_ino) {
-                log_context(LOG_WARNING, 0, who, NULL, NULL, 0,
-                            "%s/%s/%s is not a regular file of root's: not removing it", RUNTIME_CONTROL_DIR, dir,
-                            name);
+                log_unit_warning(who, "%s/%s/%s is not a regular file of root's: not removing it", RUNTIME_CONTROL_DIR,
+                                 dir, name);
                 return;
         }
         if (unlinkat(dir_fd, name, 0) < 0) {
-                log_context(LOG_WARNING, -errno, who, NULL, NULL, 0, "Failed to remove %s/%s/%s: %m",
-                            RUNTIME_CONTROL_DIR, dir, name);
+                log_unit_warning_errno(who, -errno, "Failed to remove %s/%s/%s: %m", RUNTIME_CONTROL_DIR, dir, name);
                 return;
         }
-        log_context(LOG_INFO, 0, who, NULL, NULL, 0,
-                    "Removed %s/%s/%s: it restated what the unit's files give (%s=%s); systemd reads that at "
-                    "the next daemon-reload",
-                    RUNTIME_CONTROL_DIR, dir, name, property, restored);
+        log_unit_info(who, "Removed %s/%s/%s: it restated what the unit's files give (%s=%s); systemd reads that at "
+                      "the next daemon-reload", RUNTIME_CONTROL_DIR, dir, name, property, restored);
         /* The directory too, when that was its last file. */
         (void) unlinkat(control_fd, dir, AT_REMOVEDIR);
 }
@@ -476,10 +468,10 @@ void subject_properties_set(Subject *s, const char *unit, GPtrArray *changes, bo
                 const PropertyChange *ch = g_ptr_array_index(changes, i);
                 int level = ch->focus_move ? LOG_DEBUG : LOG_NOTICE;
                 if (undo)
-                        log_context(level, 0, unit, NULL, NULL, 0, "Undid %s: restored %s", ch->property, ch->value);
+                        log_unit_full(unit, level, "Undid %s: restored %s", ch->property, ch->value);
                 else
-                        log_context(level, 0, unit, NULL, NULL, 0, "Set %s=%s (was %s)", ch->property, ch->value,
-                                    isempty(ch->previous) ? "unset" : ch->previous);
+                        log_unit_full(unit, level, "Set %s=%s (was %s)", ch->property, ch->value,
+                                      isempty(ch->previous) ? "unset" : ch->previous);
                 if (!s)
                         continue;
                 write_failures_clear(s->write_failures, BACKEND_SYSTEMD_PROPERTY, ch->property);
@@ -609,8 +601,8 @@ static void apply_systemd_properties(Subject *s, const CgroupPlan *plan, bool fo
                         continue;
                 g_hash_table_remove(s->relied_properties, item->target);
                 if (m->dry_run) {
-                        log_context(LOG_NOTICE, 0, subject_name(s), NULL, NULL, 0, "Would set %s=%s (is %s)", item->target,
-                                    item->value, strempty(current));
+                        log_unit_notice(subject_name(s), "Would set %s=%s (is %s)", item->target, item->value,
+                                        strempty(current));
                         continue;
                 }
                 const PropertyRecord *rec = subject_find_property_record(s, item->target);
@@ -636,20 +628,18 @@ static void apply_systemd_properties(Subject *s, const CgroupPlan *plan, bool fo
                         /* Still the value from before: the set recorded ahead never
                          * reached systemd (a crash in between), or was undone. */
                         if (systemd_property_value_equal(rec->property, current, rec->previous))
-                                log_context(LOG_DEBUG, 0, subject_name(s), NULL, NULL, 0,
-                                            "%s=%s is the value from before; nothing to undo", rec->property,
-                                            strempty(current));
+                                log_unit_debug(subject_name(s), "%s=%s is the value from before; nothing to undo",
+                                               rec->property, strempty(current));
                         else
-                                log_context(LOG_INFO, 0, subject_name(s), NULL, NULL, 0,
-                                            "Left %s=%s alone: it is no longer the value policyd set (%s)",
-                                            rec->property, strempty(current), rec->written);
+                                log_unit_info(subject_name(s),
+                                              "Left %s=%s alone: it is no longer the value policyd set (%s)",
+                                              rec->property, strempty(current), rec->written);
                         g_ptr_array_remove_index(s->property_records, i--);
                         subject_save(s);
                         continue;
                 }
                 if (m->dry_run) {
-                        log_context(LOG_NOTICE, 0, subject_name(s), NULL, NULL, 0, "Would restore %s=%s", rec->property,
-                                    rec->previous);
+                        log_unit_notice(subject_name(s), "Would restore %s=%s", rec->property, rec->previous);
                         continue;
                 }
                 if (isempty(rec->previous) && !systemd_property_empty_is_value(rec->property)) {
@@ -776,8 +766,8 @@ static int save_record_ahead(const CgroupRecord *record, void *userdata) {
         int r = subject_record_ahead(s);
         if (r < 0) {
                 /* Said once: record_pass_done() sums each failing pass up. */
-                log_context(s->record_retries > 0 ? LOG_DEBUG : LOG_WARNING, r, subject_name(s), NULL, NULL, 0,
-                            "Failed to record what is about to be written, so not writing it: %m");
+                log_unit_full_errno(subject_name(s), s->record_retries > 0 ? LOG_DEBUG : LOG_WARNING, r,
+                                    "Failed to record what is about to be written, so not writing it: %m");
                 record_failed(s, r, false);
                 /* A full /run is not the xattr limits that ENOSPC means to the report. */
                 return r == -ENOSPC ? -EIO : r;
@@ -818,14 +808,14 @@ static void apply_pass(Subject *s, CandidateData *gathered, CgroupHandle *cgroup
                 return;
         }
         if (cgroup_path_validate(s->cgroup) < 0) {
-                log_context(LOG_WARNING, 0, who, NULL, NULL, 0, "Ignoring invalid cgroup path '%s'", s->cgroup);
+                log_unit_warning(who, "Ignoring invalid cgroup path '%s'", s->cgroup);
                 return;
         }
 
         k = subject_resolve_gathered(s, gathered ? gathered : &own, &r, &attributes_seen);
         candidate_data_clear(&own);
         if (k < 0) {
-                log_context(LOG_WARNING, k, who, NULL, NULL, 0, "Failed to resolve policy groups: %m");
+                log_unit_warning_errno(who, k, "Failed to resolve policy groups: %m");
                 return;
         }
         g_free(s->attributes_seen);
@@ -837,7 +827,7 @@ static void apply_pass(Subject *s, CandidateData *gathered, CgroupHandle *cgroup
         if (k < 0) {
                 attr_watch_subject_applied(m->attributes, s, r->focus_deadline_usec, cgroup != NULL);
                 announce_resolution(s, r, focus_move);
-                log_context(LOG_WARNING, k, who, NULL, NULL, 0, "Failed to plan changes: %m");
+                log_unit_warning_errno(who, k, "Failed to plan changes: %m");
                 return;
         }
 
@@ -868,10 +858,10 @@ static void apply_pass(Subject *s, CandidateData *gathered, CgroupHandle *cgroup
                 write_failures_prune(s->write_failures, BACKEND_CGROUP_FILE, knob_in_play, (void *) &in_play);
         }
         if (errno_is_vanished(k)) {
-                log_context(LOG_DEBUG, k, who, NULL, NULL, 0, "cgroup %s vanished", s->cgroup);
+                log_unit_debug_errno(who, k, "cgroup %s vanished", s->cgroup);
                 subject_forget_cgroup(s);
         } else if (k < 0 && k != -ENOSPC)
-                log_context(LOG_WARNING, k, who, NULL, NULL, 0, "Failed to apply policy groups: %m");
+                log_unit_warning_errno(who, k, "Failed to apply policy groups: %m");
 
         if (s->unit)
                 apply_systemd_properties(s, plan, focus_move);

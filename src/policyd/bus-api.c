@@ -459,8 +459,7 @@ static int take_write_token(Manager *m, uid_t uid, const char *what, sd_bus_erro
                 return 0;
 
         uint64_t wait_ms = (token_bucket_wait_usec(b, &write_rate, now) + 999) / 1000;
-        log_context(LOG_DEBUG, 0, NULL, NULL, NULL, 0, "Refused %s by uid %" PRIu32 ": over the rate limit", what,
-                    (uint32_t) uid);
+        log_debug("Refused %s by uid %" PRIu32 ": over the rate limit", what, (uint32_t) uid);
         return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
                                  "Too many changes from uid %" PRIu32 ": at most %u at once, then %u a second. "
                                  "Try again in %" PRIu64 ".%03" PRIu64 " s.",

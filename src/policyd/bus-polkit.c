@@ -72,9 +72,8 @@ static int on_check_authorization(sd_bus_message *reply, void *userdata, sd_bus_
                 else if (authorized)
                         verdict = POLKIT_AUTHORIZED;
         }
-        log_context(LOG_DEBUG, 0, NULL, NULL, NULL, 0, "polkit: %s for %s%s", q->action,
-                    verdict == POLKIT_AUTHORIZED ? "authorized" : "not authorized",
-                    challenge ? " (authentication needed, and no agent gave it)" : "");
+        log_debug("polkit: %s for %s%s", q->action, verdict == POLKIT_AUTHORIZED ? "authorized" : "not authorized",
+                  challenge ? " (authentication needed, and no agent gave it)" : "");
 
         r = sd_bus_message_rewind(q->msg, true);
         if (r >= 0)

@@ -203,8 +203,7 @@ void manager_forget_unit(Manager *m, const char *unit) {
         attr_watch_subject_gone(m->attributes, unit);
         bool transient = streq_ptr(g_hash_table_lookup(s->unit_properties, "Transient"), "yes");
         if (transient && s->property_records->len > 0) {
-                log_context(LOG_DEBUG, 0, unit, NULL, NULL, 0,
-                            "Transient unit gone, and its runtime properties with it: dropping their records");
+                log_unit_debug(unit, "Transient unit gone, and its runtime properties with it: dropping their records");
                 g_ptr_array_set_size(s->property_records, 0);
                 subject_save(s);
         }
@@ -214,7 +213,7 @@ void manager_forget_unit(Manager *m, const char *unit) {
         bool had_assignments = transient && g_hash_table_remove(m->assignments, unit);
         bool had_exclusions = transient && g_hash_table_remove(m->exclusions, unit);
         if (had_assignments || had_exclusions) {
-                log_context(LOG_DEBUG, 0, unit, NULL, NULL, 0, "Transient unit gone: dropping its runtime assignments");
+                log_unit_debug(unit, "Transient unit gone: dropping its runtime assignments");
                 if (!m->dry_run && !m->revert) {
                         int r = state_save_assignments(m->state_dir, m->assignments, m->exclusions);
                         if (r < 0)
@@ -240,8 +239,8 @@ bool manager_cgroup_attributes_changed(Manager *m, const char *key, bool deadlin
                 candidate_data_clear(&d);
                 return false;
         }
-        log_context(LOG_DEBUG, 0, subject_name(s), NULL, NULL, 0, "%s of cgroup %s: resolving again",
-                    deadline ? "InactiveFor= reached" : "Attributes changed", s->cgroup);
+        log_unit_debug(subject_name(s), "%s of cgroup %s: resolving again",
+                       deadline ? "InactiveFor= reached" : "Attributes changed", s->cgroup);
         /* What was just read is what the apply resolves with. */
         subject_apply_gathered(s, &d, cgroup);
         candidate_data_clear(&d);
@@ -605,9 +604,8 @@ static unsigned revert_count_left(Manager *m) {
                 }
                 for (guint i = 0; i < names->len; i++) {
                         g_autofree char *key = state_file_name_to_key(g_ptr_array_index(names, i));
-                        log_context(LOG_WARNING, 0, key, NULL, NULL, 0,
-                                    "Not undone: what %s/%s/%s records stays, and so does that record",
-                                    m->state_dir, kinds[k], (const char *) g_ptr_array_index(names, i));
+                        log_unit_warning(key, "Not undone: what %s/%s/%s records stays, and so does that record",
+                                         m->state_dir, kinds[k], (const char *) g_ptr_array_index(names, i));
                         left++;
                 }
         }

@@ -45,10 +45,9 @@ Subject *subject_free(Subject *s) {
                 s->manager->intents_pending--;
                 /* Its line stays, and the next checkpoint writes it. */
                 g_hash_table_replace(s->manager->intent_unwritten, state_file_name(s->key), record_text(s));
-                log_context(LOG_WARNING, 0, subject_name(s), NULL, NULL, 0,
-                            "Failed to write the record of a subject that goes: it stays in %s/cgroups.intent "
-                            "until a checkpoint can write it",
-                            s->manager->state_dir);
+                log_unit_warning(subject_name(s),
+                                 "Failed to write the record of a subject that goes: it stays in %s/cgroups.intent "
+                                 "until a checkpoint can write it", s->manager->state_dir);
         }
         if (s->user_unit)
                 manager_user_unit_gone(s->manager, s->manager_uid);
@@ -322,9 +321,9 @@ static bool checkpoint(Manager *m) {
                         continue;
                 r = write_record_file(s);
                 if (r < 0)
-                        log_context(m->intent_failing ? LOG_DEBUG : LOG_WARNING, r, subject_name(s), NULL, NULL, 0,
-                                    "Failed to write the record, which stays in %s/cgroups.intent: %m",
-                                    m->state_dir);
+                        log_unit_full_errno(subject_name(s), m->intent_failing ? LOG_DEBUG : LOG_WARNING, r,
+                                            "Failed to write the record, which stays in %s/cgroups.intent: %m",
+                                            m->state_dir);
         }
         /* Records of no subject of this run, which no file holds yet. */
         g_hash_table_iter_init(&it, m->intent_unwritten);
@@ -407,8 +406,9 @@ static int save_record(Subject *s, bool ahead) {
                 r = append_record(s, &text);
                 if (r >= 0)
                         return 0;
-                log_context(LOG_DEBUG, r, subject_name(s), NULL, NULL, 0,
-                            "Failed to append to %s/cgroups.intent, writing the records' files: %m", m->state_dir);
+                log_unit_debug_errno(subject_name(s), r,
+                                     "Failed to append to %s/cgroups.intent, writing the records' files: %m",
+                                     m->state_dir);
                 if (!checkpoint(m))
                         return r;
         }
@@ -447,10 +447,10 @@ void subject_save(Subject *s) {
                 return;
         r = subject_save_cgroup_record(s);
         if (r < 0)
-                log_context(LOG_WARNING, r, subject_name(s), NULL, NULL, 0, "Failed to save what was applied: %m");
+                log_unit_warning_errno(subject_name(s), r, "Failed to save what was applied: %m");
         r = save_property_records(s);
         if (r < 0)
-                log_context(LOG_WARNING, r, subject_name(s), NULL, NULL, 0, "Failed to save the properties set: %m");
+                log_unit_warning_errno(subject_name(s), r, "Failed to save the properties set: %m");
 }
 
 static bool is_property_failure(Backend backend, const char *target, void *userdata) {

@@ -76,25 +76,23 @@ static void sweep_cgroup_record(Manager *m, const char *name) {
         uid_t uid;
         if (key && target_argument_user_unit(key, &uid, NULL) >= 0 && user_manager_runs(uid)) {
                 /* Its manager's link reads the unit again, and applies or undoes then. */
-                log_context(LOG_DEBUG, 0, who, NULL, NULL, 0,
-                            "The systemd of uid %u runs: leaving %s/cgroups/%s for its link", (unsigned) uid,
-                            m->state_dir, name);
+                log_unit_debug(who, "The systemd of uid %u runs: leaving %s/cgroups/%s for its link", (unsigned) uid,
+                               m->state_dir, name);
                 st->kept++;
                 return;
         }
 
         r = cgroup_exists(m->cgroup_root, rec->cgroup);
         if (r < 0) {
-                log_context(LOG_WARNING, r, who, NULL, NULL, 0,
-                            "Failed to look for cgroup %s, leaving %s/cgroups/%s in place: %m", rec->cgroup,
-                            m->state_dir, name);
+                log_unit_warning_errno(who, r, "Failed to look for cgroup %s, leaving %s/cgroups/%s in place: %m",
+                                       rec->cgroup, m->state_dir, name);
                 st->kept++;
                 return;
         }
         if (r == 0) {
                 /* What it recorded went with the cgroup, as subject_forget_cgroup() knows. */
-                log_context(LOG_DEBUG, 0, who, NULL, NULL, 0, "cgroup %s is gone: %s its record %s",
-                            rec->cgroup, m->dry_run ? "would remove" : "removing", name);
+                log_unit_debug(who, "cgroup %s is gone: %s its record %s", rec->cgroup,
+                               m->dry_run ? "would remove" : "removing", name);
                 if (!m->dry_run) {
                         r = state_remove_record(m->state_dir, "cgroups", name);
                         if (r < 0) {
@@ -114,9 +112,8 @@ static void sweep_cgroup_record(Manager *m, const char *name) {
          * no subject has it. */
         owner = subject_of_cgroup(m, rec->cgroup);
         if (owner) {
-                log_context(LOG_DEBUG, 0, who, NULL, NULL, 0,
-                            "cgroup %s is %s's now: leaving %s/cgroups/%s for a later start", rec->cgroup,
-                            subject_name(owner), m->state_dir, name);
+                log_unit_debug(who, "cgroup %s is %s's now: leaving %s/cgroups/%s for a later start", rec->cgroup,
+                               subject_name(owner), m->state_dir, name);
                 st->kept++;
                 return;
         }
@@ -126,15 +123,13 @@ static void sweep_cgroup_record(Manager *m, const char *name) {
          * would take the group's values away until then, and deleting would
          * lose the values to restore when the assignment goes. */
         if ((key && g_hash_table_contains(m->assignments, key)) || g_hash_table_contains(m->assignments, rec->cgroup)) {
-                log_context(LOG_DEBUG, 0, who, NULL, NULL, 0,
-                            "A runtime assignment names %s: leaving %s/cgroups/%s for its subject", who,
-                            m->state_dir, name);
+                log_unit_debug(who, "A runtime assignment names %s: leaving %s/cgroups/%s for its subject", who,
+                               m->state_dir, name);
                 st->kept++;
                 return;
         }
 
-        log_context(LOG_DEBUG, 0, who, NULL, NULL, 0, "No unit or assignment has cgroup %s now: undoing %s",
-                    rec->cgroup, name);
+        log_unit_debug(who, "No unit or assignment has cgroup %s now: undoing %s", rec->cgroup, name);
         r = cgroup_undo(m->cgroup_root, rec->cgroup, rec, m->dry_run ? APPLY_DRY_RUN : 0, report);
         for (guint i = 0; i < report->actions->len; i++)
                 apply_log_action(who, g_ptr_array_index(report->actions, i), LOG_NOTICE);
@@ -144,9 +139,9 @@ static void sweep_cgroup_record(Manager *m, const char *name) {
         }
         if (rec->items->len > 0) {
                 /* A restore failed: its item stays, for the next start. */
-                log_context(LOG_WARNING, r, who, NULL, NULL, 0,
-                            "Failed to undo all that %s/cgroups/%s records, keeping the rest of it: %m",
-                            m->state_dir, name);
+                log_unit_warning_errno(who, r,
+                                       "Failed to undo all that %s/cgroups/%s records, keeping the rest of it: %m",
+                                       m->state_dir, name);
                 r = state_save_cgroup_record_file(m->state_dir, name, rec);
                 if (r < 0)
                         log_warning_errno(r, "Failed to save %s/cgroups/%s: %m", m->state_dir, name);
@@ -194,8 +189,8 @@ static void pump_checks(Manager *m) {
                         continue;
                 r = m->bus ? systemd_check_unit(m->system, unit) : -ENOTCONN;
                 if (r < 0) {
-                        log_context(LOG_WARNING, r, unit, NULL, NULL, 0,
-                                    "Failed to ask systemd about the unit, leaving its property records in place: %m");
+                        log_unit_warning_errno(unit, r,
+                                               "Failed to ask systemd about the unit, leaving its property records in place: %m");
                         st->kept++;
                         continue;
                 }
@@ -232,13 +227,13 @@ static void sweep_user_unit_record(Manager *m, const char *kind, const char *nam
         int r;
 
         if (user_manager_runs(uid)) {
-                log_context(LOG_DEBUG, 0, key, NULL, NULL, 0, "The systemd of uid %u runs: leaving %s/%s/%s for its link",
-                            (unsigned) uid, m->state_dir, kind, name);
+                log_unit_debug(key, "The systemd of uid %u runs: leaving %s/%s/%s for its link", (unsigned) uid,
+                               m->state_dir, kind, name);
                 st->kept++;
                 return;
         }
-        log_context(LOG_DEBUG, 0, key, NULL, NULL, 0, "The systemd of uid %u is gone, and so is what it held: %s %s/%s/%s",
-                    (unsigned) uid, m->dry_run ? "would remove" : "removing", m->state_dir, kind, name);
+        log_unit_debug(key, "The systemd of uid %u is gone, and so is what it held: %s %s/%s/%s", (unsigned) uid,
+                       m->dry_run ? "would remove" : "removing", m->state_dir, kind, name);
         r = m->dry_run ? 0 : state_remove_record(m->state_dir, kind, name);
         if (r < 0) {
                 log_warning_errno(r, "Failed to remove %s/%s/%s: %m", m->state_dir, kind, name);
@@ -302,20 +297,19 @@ void sweep_unit_checked(Manager *m, const char *unit, const char *object_path, c
 
         if (manager_find_subject(m, unit)) {
                 /* Started meanwhile: its subject read the records, and holds them. */
-                log_context(LOG_DEBUG, 0, unit, NULL, NULL, 0, "Unit seen meanwhile; its subject holds its records");
+                log_unit_debug(unit, "Unit seen meanwhile; its subject holds its records");
                 st->kept++;
         } else if (error && !(sd_bus_error_has_name(error, "org.freedesktop.systemd1.NoSuchUnit") ||
                               sd_bus_error_has_name(error, "org.freedesktop.DBus.Error.UnknownObject"))) {
-                log_context(LOG_WARNING, 0, unit, NULL, NULL, 0,
-                            "Failed to ask systemd about the unit, leaving %s/properties/%s in place: %s",
-                            m->state_dir, name, error->message);
+                log_unit_warning(unit, "Failed to ask systemd about the unit, leaving %s/properties/%s in place: %s",
+                                 m->state_dir, name, error->message);
                 st->kept++;
         } else if (error || streq_ptr(load_state, "not-found")) {
                 /* A transient unit that ended took its runtime properties
                  * with it; a unit whose file is gone takes none
                  * (SetUnitProperties wants a loaded unit): nothing to undo. */
-                log_context(LOG_DEBUG, 0, unit, NULL, NULL, 0, "Unit not found: %s %s/properties/%s",
-                            m->dry_run ? "would remove" : "removing", m->state_dir, name);
+                log_unit_debug(unit, "Unit not found: %s %s/properties/%s", m->dry_run ? "would remove" : "removing",
+                               m->state_dir, name);
                 r = m->dry_run ? 0 : state_remove_record(m->state_dir, "properties", name);
                 if (r < 0) {
                         log_warning_errno(r, "Failed to remove %s/properties/%s: %m", m->state_dir, name);
@@ -327,13 +321,13 @@ void sweep_unit_checked(Manager *m, const char *unit, const char *object_path, c
                  * group wants is undone; a stopped one keeps its records
                  * for its next start, as systemd keeps its runtime
                  * properties. */
-                log_context(LOG_DEBUG, 0, unit, NULL, NULL, 0, "Unit exists: reading it for its property records");
+                log_unit_debug(unit, "Unit exists: reading it for its property records");
                 manager_refresh_unit(m->system, unit, object_path);
                 st->units_refreshed++;
         } else {
                 /* masked, error, bad-setting: it may load again later. */
-                log_context(LOG_DEBUG, 0, unit, NULL, NULL, 0, "Unit is %s: leaving %s/properties/%s in place",
-                            strempty(load_state), m->state_dir, name);
+                log_unit_debug(unit, "Unit is %s: leaving %s/properties/%s in place", strempty(load_state),
+                               m->state_dir, name);
                 st->kept++;
         }
         pump_checks(m);

@@ -314,7 +314,7 @@ static int on_unit_read(sd_bus_message *reply, void *userdata, sd_bus_error *ret
                                 g_hash_table_replace(read->snap->properties, g_strdup(c->property), NULL);
                 } else if (bus_error_is_vanished(e)) {
                         read->failed = true;
-                        log_context(LOG_DEBUG, 0, subject_name(s), NULL, NULL, 0, "Unit vanished: %s", e->message);
+                        log_unit_debug(subject_name(s), "Unit vanished: %s", e->message);
                         manager_forget_unit(m, c->key);
                         return 0;
                 } else {
@@ -323,9 +323,8 @@ static int on_unit_read(sd_bus_message *reply, void *userdata, sd_bus_error *ret
                          * link goes when PID 1 says so, its units with it. */
                         bool closing = c->link->user && sd_bus_error_has_name(e, SD_BUS_ERROR_NO_REPLY);
                         read->failed = true;
-                        log_context(closing ? LOG_DEBUG : LOG_WARNING, 0, subject_name(s), NULL, NULL, 0,
-                                    "Failed to read unit%s%s: %s", c->property ? " property " : "",
-                                    strempty(c->property), e->message);
+                        log_unit_full(subject_name(s), closing ? LOG_DEBUG : LOG_WARNING, "Failed to read unit%s%s: %s",
+                                      c->property ? " property " : "", strempty(c->property), e->message);
                         return 0;
                 }
         } else if (c->property) {
@@ -337,7 +336,7 @@ static int on_unit_read(sd_bus_message *reply, void *userdata, sd_bus_error *ret
                 r = read_properties(reply, unit_wanted, read->snap->properties);
         if (r < 0) {
                 read->failed = true;
-                log_context(LOG_WARNING, r, subject_name(s), NULL, NULL, 0, "Failed to parse unit properties: %m");
+                log_unit_warning_errno(subject_name(s), r, "Failed to parse unit properties: %m");
                 return 0;
         }
         if (read->replies_due > 0)
@@ -406,8 +405,8 @@ static int send_unit_read(SystemdLink *l, const char *unit, const char *object_p
                 /* A user's manager that goes away takes the connection along. */
                 bool gone = l->user && (r == -ECONNRESET || r == -ENOTCONN || r == -EPIPE);
                 g_autofree char *key = systemd_link_key(l, unit); /* "user@UID/UNIT" for a user's unit */
-                log_context(gone ? LOG_DEBUG : LOG_WARNING, r, key, NULL, NULL, 0, "Failed to ask %s for the unit: %m",
-                            l->user ? "the user's systemd" : "systemd");
+                log_unit_full_errno(key, gone ? LOG_DEBUG : LOG_WARNING, r, "Failed to ask %s for the unit: %m",
+                                    l->user ? "the user's systemd" : "systemd");
                 if (sent == 0)
                         return r;
         }

@@ -50,6 +50,19 @@ char **log_journal_fields(const char *message_id, int level, int error, const ch
 #define log_error_errno(error, ...) log_full_errno(LOG_ERR, error, __VA_ARGS__)
 #define log_oom() log_error_errno(-ENOMEM, "Out of memory.")
 
+/* The same about one subject, named as log_context()'s unit is: UNIT= and
+ * the fields "journalctl -u" matches, no group, no config file. */
+#define log_unit_full_errno(unit, level, error, ...) log_context(level, error, unit, NULL, NULL, 0, __VA_ARGS__)
+#define log_unit_full(unit, level, ...) log_unit_full_errno(unit, level, 0, __VA_ARGS__)
+#define log_unit_debug(unit, ...) log_unit_full(unit, LOG_DEBUG, __VA_ARGS__)
+#define log_unit_info(unit, ...) log_unit_full(unit, LOG_INFO, __VA_ARGS__)
+#define log_unit_notice(unit, ...) log_unit_full(unit, LOG_NOTICE, __VA_ARGS__)
+#define log_unit_warning(unit, ...) log_unit_full(unit, LOG_WARNING, __VA_ARGS__)
+#define log_unit_error(unit, ...) log_unit_full(unit, LOG_ERR, __VA_ARGS__)
+#define log_unit_debug_errno(unit, error, ...) log_unit_full_errno(unit, LOG_DEBUG, error, __VA_ARGS__)
+#define log_unit_warning_errno(unit, error, ...) log_unit_full_errno(unit, LOG_WARNING, error, __VA_ARGS__)
+#define log_unit_error_errno(unit, error, ...) log_unit_full_errno(unit, LOG_ERR, error, __VA_ARGS__)
+
 /* Logs every diagnostic at warning level (errors included: the daemon goes
  * on without the input), with CONFIG_FILE= and CONFIG_LINE=, and the
  * MESSAGE_ID= of a refused line or file (log_diagnostic_message_id()). */

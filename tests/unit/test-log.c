@@ -213,10 +213,34 @@ static void test_diagnostic_refusals(void) {
         g_rmdir(dir);
 }
 
+/* log_unit_*() say log_context(LEVEL, ERROR, UNIT, NULL, NULL, 0, ...)
+ * once: the unit before the message, %m from the error passed, the
+ * error's -abs() returned, and the level filtered as log_context()'s. */
+static void test_unit_family(void) {
+        if (g_test_subprocess()) {
+                log_setup("test-log", LOG_TARGET_CONSOLE);
+                log_set_max_level(LOG_INFO);
+                g_assert_cmpint(log_unit_warning_errno("pgt-one.service", -ENOENT, "Failed to read: %m"), ==, -ENOENT);
+                g_assert_cmpint(log_unit_full_errno("user@1000/a.service", LOG_NOTICE, EPERM, "Refused: %m"), ==,
+                                -EPERM);
+                g_assert_cmpint(log_unit_info("b.scope", "Set %s=%s (was %s)", "MemoryHigh", "1G", "unset"), ==, 0);
+                g_assert_cmpint(log_unit_debug_errno("c.service", -ESRCH, "not at this level: %m"), ==, -ESRCH);
+                g_assert_cmpint(log_unit_full("/x.slice/y", LOG_ERR, "Ignoring invalid cgroup path"), ==, 0);
+                return;
+        }
+        g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+        g_test_trap_assert_passed();
+        g_test_trap_assert_stderr("pgt-one.service: Failed to read: No such file or directory\n"
+                                  "user@1000/a.service: Refused: Operation not permitted\n"
+                                  "b.scope: Set MemoryHigh=1G (was unset)\n"
+                                  "/x.slice/y: Ignoring invalid cgroup path\n");
+}
+
 int main(int argc, char *argv[]) {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/log/unit-fields", test_unit_fields);
         g_test_add_func("/log/message-id", test_message_id);
+        g_test_add_func("/log/unit-family", test_unit_family);
         g_test_add_func("/log/other-fields", test_other_fields);
         g_test_add_func("/log/diagnostic-message-ids", test_diagnostic_ids);
         g_test_add_func("/log/diagnostic-refusals", test_diagnostic_refusals);
