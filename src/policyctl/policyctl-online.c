@@ -27,175 +27,14 @@
 #include "policy-values.h"
 #include "policyctl-online.h"
 #include "policyctl-output.h"
+#include "table.h"
 #include "target-argument.h"
 #include "unit-lookup.h"
 #include "util.h"
 
 /* The same names as policyd's manager.h, which policyctl does not include. */
 
-#define ELLIPSIS "\u2026"
-
 /* ---- text output ---- */
-
-static int text_width(const char *s) {
-        return (int) g_utf8_strlen(s, -1);
-}
-
-/* s cut to width characters, with an ellipsis at the end or at the start. */
-static char *ellipsize(const char *s, int width, bool keep_end) {
-        int n = text_width(s);
-
-        if (n <= width)
-                return g_strdup(s);
-        if (width <= 1)
-                return g_strdup(ELLIPSIS);
-        if (keep_end) {
-                g_autofree char *tail = g_utf8_substring(s, n - (width - 1), n);
-                return g_strconcat(ELLIPSIS, tail, NULL);
-        }
-        g_autofree char *head = g_utf8_substring(s, 0, width - 1);
-        return g_strconcat(head, ELLIPSIS, NULL);
-}
-
-typedef struct TableColumn {
-        const char *header;
-        bool right;     /* numbers */
-        bool keep_end;  /* paths and file:line: cut at the start */
-        bool droppable; /* left out whole on a terminal too narrow for the table */
-} TableColumn;
-
-/* One step of fitting a table to a terminal: cut a column down to a width. */
-typedef struct TableCut {
-        size_t column;
-        int width;
-} TableCut;
-
-/* Rows of cells, printed in aligned columns. On a terminal too narrow for
- * the table, droppable columns are left out, then the cuts given to
- * table_layout() are made in order until the table fits. */
-typedef struct Table {
-        const TableColumn *columns;
-        size_t n_columns;
-        GPtrArray *cells;     /* char*, row after row */
-        GString *markers;     /* one character per row, when has_markers */
-        bool has_markers;
-        int widths[16];
-        bool dropped[16];
-} Table;
-
-static Table *table_new(const TableColumn *columns, size_t n_columns, bool has_markers) {
-        Table *t = g_new0(Table, 1);
-
-        g_assert(n_columns <= ELEMENTSOF(t->widths));
-        t->columns = columns;
-        t->n_columns = n_columns;
-        t->cells = g_ptr_array_new_with_free_func(g_free);
-        t->markers = g_string_new(NULL);
-        t->has_markers = has_markers;
-        return t;
-}
-
-static void table_free(Table *t) {
-        if (!t)
-                return;
-        g_ptr_array_unref(t->cells);
-        g_string_free(t->markers, TRUE);
-        g_free(t);
-}
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(Table, table_free)
-
-static guint table_rows(const Table *t) {
-        return t->cells->len / t->n_columns;
-}
-
-static const char *table_cell(const Table *t, guint row, size_t column) {
-        return g_ptr_array_index(t->cells, row * t->n_columns + column);
-}
-
-/* Adds one row: n_columns strings; NULL or "" print as "-". */
-static void table_add_row(Table *t, int marker, ...) {
-        va_list ap;
-
-        va_start(ap, marker);
-        for (size_t i = 0; i < t->n_columns; i++) {
-                const char *s = va_arg(ap, const char *);
-                g_ptr_array_add(t->cells, g_strdup(isempty(s) ? "-" : s));
-        }
-        va_end(ap);
-        g_string_append_c(t->markers, (char) marker);
-}
-
-static void table_layout(Table *t, const TableCut *cuts, size_t n_cuts) {
-        int total, columns = output_columns();
-
-        total = t->has_markers ? 2 : 0;
-        for (size_t c = 0; c < t->n_columns; c++) {
-                t->widths[c] = text_width(t->columns[c].header);
-                for (guint row = 0; row < table_rows(t); row++)
-                        t->widths[c] = MAX(t->widths[c], text_width(table_cell(t, row, c)));
-                total += t->widths[c] + (c > 0 ? 2 : 0);
-        }
-        for (size_t c = 0; columns > 0 && total > columns && c < t->n_columns; c++)
-                if (t->columns[c].droppable) {
-                        t->dropped[c] = true;
-                        total -= t->widths[c] + 2;
-                }
-        /* The rest does not fit: the terminal wraps it, which is better than
-         * cutting the values the table is for. */
-        for (size_t i = 0; columns > 0 && total > columns && i < n_cuts; i++) {
-                size_t c = cuts[i].column;
-                int cut = MIN(total - columns, t->widths[c] - cuts[i].width);
-                if (cut > 0) {
-                        t->widths[c] -= cut;
-                        total -= cut;
-                }
-        }
-}
-
-static void print_row(const Table *t, char marker, const char *const *cells, bool header) {
-        g_autoptr(GString) line = g_string_new(NULL);
-        bool first = true;
-
-        if (t->has_markers)
-                g_string_append_printf(line, "%c ", marker);
-        for (size_t c = 0; c < t->n_columns; c++) {
-                const TableColumn *col = &t->columns[c];
-                if (t->dropped[c])
-                        continue;
-                g_autofree char *s = ellipsize(cells[c], t->widths[c], col->keep_end);
-                int pad = t->widths[c] - text_width(s);
-                bool last = c + 1 == t->n_columns;
-
-                if (!first)
-                        g_string_append(line, "  ");
-                first = false;
-                if (col->right)
-                        g_string_append_printf(line, "%*s", pad, "");
-                g_string_append(line, s);
-                if (!col->right && !last)
-                        g_string_append_printf(line, "%*s", pad, "");
-        }
-        /* No trailing blanks. */
-        while (line->len > 0 && line->str[line->len - 1] == ' ')
-                g_string_truncate(line, line->len - 1);
-        if (header)
-                printf("%s%s%s\n", ansi_underline(), line->str, ansi_normal());
-        else if (marker == '!')
-                printf("%s!%s%s\n", ansi_highlight_yellow(), ansi_normal(), line->str + 1);
-        else
-                puts(line->str);
-}
-
-static void table_print(const Table *t) {
-        g_autofree const char **headers = g_new0(const char *, t->n_columns);
-
-        for (size_t c = 0; c < t->n_columns; c++)
-                headers[c] = t->columns[c].header;
-        if (!arg_no_legend)
-                print_row(t, ' ', headers, true);
-        for (guint row = 0; row < table_rows(t); row++)
-                print_row(t, t->markers->str[row], (const char *const *) t->cells->pdata + row * t->n_columns, false);
-}
 
 static char *format_local_time(uint64_t usec) {
         time_t sec = (time_t) (usec / G_USEC_PER_SEC);
@@ -1316,13 +1155,13 @@ static void print_explain_text(const char *unit, const char *cgroup, const GPtrA
         putchar('\n');
         table_print(t);
 
-        if (t->dropped[KNOB_NOTE]) {
+        if (table_dropped(t, KNOB_NOTE)) {
                 /* The terminal is too narrow for the notes in the table. */
                 printf("\nNotes:\n");
                 for (guint i = 0; i < notes->len; i++) {
                         const char *note = g_ptr_array_index(notes, i);
                         if (!isempty(note))
-                                printf("%c %s: %s\n", t->markers->str[i], (const char *) g_ptr_array_index(names, i),
+                                printf("%c %s: %s\n", table_marker(t, i), (const char *) g_ptr_array_index(names, i),
                                        note);
                 }
         }

@@ -18,6 +18,7 @@
 #include "policy-load.h"
 #include "policyctl-online.h"
 #include "policyctl-output.h"
+#include "table.h"
 #include "util.h"
 
 static const char *arg_root = NULL;
@@ -432,24 +433,17 @@ static int verb_cat_config(int argc, char **argv) {
         return failed ? EXIT_ERRORS : EXIT_OK;
 }
 
-/* s cut to width characters with an ellipsis, then padded: printf's widths
- * count bytes, not characters. */
-static char *cell(const char *s, int width) {
-        glong n = g_utf8_strlen(s, -1);
-        GString *out = g_string_new(NULL);
-
-        if (n > width) {
-                g_autofree char *head = g_utf8_substring(s, 0, width - 1);
-                g_string_append_printf(out, "%s\u2026", head);
-                n = width;
-        } else
-                g_string_append(out, s);
-        for (; n < width; n++)
-                g_string_append_c(out, ' ');
-        return g_string_free(out, FALSE);
-}
+static const TableColumn list_columns[] = {
+        { .header = "GROUP" },
+        { .header = "PRIORITY", .right = true, .one_blank = true },
+        { .header = "DESCRIPTION" },
+        { .header = "FILE" },
+};
 
 static int verb_list(int argc, char **argv) {
+        /* Piped, nothing is cut. On a terminal, the description gives way
+         * (down to its header's width) so that the line fits. */
+        static const TableCut cuts[] = { { 2, 11 } };
         g_autoptr(Diagnostics) diags = diagnostics_new();
         g_autoptr(PolicySet) set = NULL;
         int r;
@@ -498,33 +492,17 @@ static int verb_list(int argc, char **argv) {
                 return EXIT_OK;
         }
 
-        int wname = 5, wdesc = 11, wfile = 4, columns = output_columns();
+        g_autoptr(Table) t = table_new(list_columns, ELEMENTSOF(list_columns), false);
         for (guint i = 0; i < names->len; i++) {
                 const PolicyGroup *g = policy_set_get(set, g_ptr_array_index(names, i));
-                wname = MAX(wname, (int) strlen(g->name));
-                wdesc = MAX(wdesc, (int) g_utf8_strlen(strempty(g->description), -1));
-                wfile = MAX(wfile, (int) g_utf8_strlen(g->file, -1) + (g->dropins->len > 0 ? 12 : 0));
+                g_autofree char *priority = g_strdup_printf("%u", g->priority);
+                g_autofree char *file = g_strconcat(g->file, g->dropins->len > 0 ? " (+drop-ins)" : "", NULL);
+                table_add_row(t, ' ', g->name, priority, g->description, file);
         }
         for (guint i = 0; i < set->masked->len; i++)
-                wname = MAX(wname, (int) strlen(g_ptr_array_index(set->masked, i)));
-        /* Piped, nothing is cut. On a terminal, the description gives way
-         * (down to its header's width) so that the line fits. */
-        if (columns > 0) {
-                int room = columns - (wname + 1 + 8 + 2 + 2 + wfile);
-                wdesc = MIN(wdesc, MAX(11, room));
-        }
-        if (!arg_no_legend)
-                printf("%s%-*s %8s  %-*s  %s%s\n", ansi_underline(), wname, "GROUP", "PRIORITY", wdesc, "DESCRIPTION",
-                       "FILE", ansi_normal());
-        for (guint i = 0; i < names->len; i++) {
-                const PolicyGroup *g = policy_set_get(set, g_ptr_array_index(names, i));
-                g_autofree char *desc = cell(g->description ? g->description : "-", wdesc);
-                printf("%-*s %8u  %s  %s%s\n", wname, g->name, g->priority, desc, g->file,
-                       g->dropins->len > 0 ? " (+drop-ins)" : "");
-        }
-        for (guint i = 0; i < set->masked->len; i++)
-                printf("%-*s %8s  %-*s  %s\n", wname, (const char *) g_ptr_array_index(set->masked, i), "-", wdesc,
-                       "(masked)", "-");
+                table_add_row(t, ' ', g_ptr_array_index(set->masked, i), NULL, "(masked)", NULL);
+        table_layout(t, cuts, ELEMENTSOF(cuts));
+        table_print(t);
         if (arg_no_legend)
                 return EXIT_OK;
         guint n = policy_set_size(set);

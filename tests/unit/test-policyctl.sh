@@ -234,6 +234,21 @@ grep -qF "with a description that is longer than fifty characters and goes on " 
 out=$("$policyctl" --root "$r" list 2> /dev/null)
 grep -qx "2 groups listed, 1 masked." <<< "$out" && ok "list says 'N groups listed, M masked.'" \
         || not_ok "list says 'N groups listed, M masked.'" "$out"
+# Columns are counted in characters, masked names too; a name that is not
+# UTF-8 shows U+FFFD for its bad bytes, as --json does.
+put accents/usr/lib/policy.d/a.policy '[PolicyGroup]\nDescription=a\n'
+mkdir -p "$tmp/accents/etc/policy.d"
+ln -s /dev/null "$tmp/accents/etc/policy.d/é-masqué.policy"
+ln -s /dev/null "$tmp/accents/etc/policy.d/"$'bad\xe9'.policy
+check "list aligns masked names by characters, and shows bad bytes as U+FFFD" python3 -c '
+import subprocess, sys
+out = subprocess.run([sys.argv[1], "--root", sys.argv[2], "list"], capture_output=True, check=True).stdout.decode()
+lines = out.split("\n")
+at = lines[0].index("DESCRIPTION")
+for l in lines[1:4]:
+    assert l[at - 2:at] == "  " and l[at] != " ", (at, lines)
+assert lines[1].startswith("a ") and lines[2].startswith("bad\ufffd ") and lines[3].startswith("é-masqué "), lines
+' "$policyctl" "$tmp/accents"
 out=$("$policyctl" --root "$tmp/conv" --no-legend list)
 [ "$(wc -l <<< "$out")" = 1 ] && grep -q "^one " <<< "$out" && ok "list --no-legend prints the rows alone" \
         || not_ok "list --no-legend prints the rows alone" "$out"
