@@ -584,6 +584,10 @@ void manager_call_started(Manager *m) {
  * fails is tried again 5 s later (then after 60 and 600 s, which it does
  * not wait for), and each call times out after 2 s. */
 #define REVERT_PROCESS_WAIT_USEC (40 * G_USEC_PER_SEC)
+/* And the whole of it this long: a systemd that never answers (a user's own
+ * server behind their manager's socket, policyd(8) THREAT MODEL) or keeps
+ * announcing new units must not hold a package's removal for ever. */
+#define REVERT_LIMIT_USEC (120 * G_USEC_PER_SEC)
 #define REVERT_POLL_USEC (100 * 1000)
 
 /* What --revert could not undo is what is still recorded: the files
@@ -628,6 +632,46 @@ static void revert_finish(Manager *m) {
 }
 
 static int on_revert_poll(sd_event_source *source, uint64_t usec, void *userdata);
+
+static int on_revert_limit(sd_event_source *source, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        (void) source;
+        (void) usec;
+
+        log_warning("--revert did not finish in %u s (%u calls to systemd unanswered); not waiting any longer.",
+                    (unsigned) (REVERT_LIMIT_USEC / G_USEC_PER_SEC), m->pending_calls);
+        revert_finish(m);
+        return 0;
+}
+
+/* SIGTERM or SIGINT (a timeout(1) around it, Ctrl-C at dpkg's prompt):
+ * what is left is told as at the end, and makes the exit status. */
+static int on_revert_signal(sd_event_source *source, const struct signalfd_siginfo *si, void *userdata) {
+        Manager *m = userdata;
+        (void) source;
+
+        log_warning("Stopped by %s before --revert finished.", strsignal((int) si->ssi_signo));
+        revert_finish(m);
+        return 0;
+}
+
+bool manager_has_records_of_user(Manager *m, uid_t uid) {
+        static const char *const kinds[] = { "cgroups", "properties" };
+        g_autofree char *prefix = g_strdup_printf("user@%u/", (unsigned) uid);
+
+        manager_checkpoint_records(m);
+        for (size_t k = 0; k < ELEMENTSOF(kinds); k++) {
+                g_autoptr(GPtrArray) names = NULL;
+                if (state_list_records(m->state_dir, kinds[k], &names) < 0)
+                        return true; /* cannot tell: follow it */
+                for (guint i = 0; i < names->len; i++) {
+                        g_autofree char *key = state_file_name_to_key(g_ptr_array_index(names, i));
+                        if (key && g_str_has_prefix(key, prefix))
+                                return true;
+                }
+        }
+        return false;
+}
 
 static int on_revert_check(sd_event_source *source, void *userdata) {
         Manager *m = userdata;
@@ -789,9 +833,13 @@ int manager_new(const char *cgroup_root, bool dry_run, bool once, bool revert, M
         sigaddset(&mask, SIGHUP);
         if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
                 return log_error_errno(-errno, "Failed to block signals: %m");
-        r = sd_event_add_signal(m->event, NULL, SIGTERM, NULL, NULL);
+        /* Without a handler, sd-event exits with the userdata as the status. */
+        r = sd_event_add_signal(m->event, NULL, SIGTERM, revert ? on_revert_signal : NULL, revert ? m : NULL);
         if (r >= 0)
-                r = sd_event_add_signal(m->event, NULL, SIGINT, NULL, NULL);
+                r = sd_event_add_signal(m->event, NULL, SIGINT, revert ? on_revert_signal : NULL, revert ? m : NULL);
+        if (r >= 0 && revert)
+                r = sd_event_add_time_relative(m->event, &m->revert_limit, CLOCK_MONOTONIC, REVERT_LIMIT_USEC, 0,
+                                               on_revert_limit, m);
         if (r >= 0)
                 r = sd_event_add_signal(m->event, NULL, SIGHUP, on_sighup, m);
         if (r < 0)
@@ -874,6 +922,7 @@ Manager *manager_free(Manager *m) {
         sd_event_source_unref(m->revert_check);
         sd_event_source_unref(m->revert_deadline);
         sd_event_source_unref(m->revert_poll);
+        sd_event_source_unref(m->revert_limit);
         sd_event_source_unref(m->intent_checkpoint);
         g_hash_table_unref(m->intent_unwritten);
         sd_event_unref(m->event);

@@ -89,6 +89,7 @@ struct Manager {
         sd_event_source *revert_deadline; /* --revert: the process layer waited for no longer */
         sd_event_source *revert_poll;     /* --revert: the process layer looked at again */
         bool revert_timed_out;
+        sd_event_source *revert_limit;    /* --revert: the whole run ends by then, answered or not */
         bool started;              /* READY=1 sent; later loads are reloads */
         unsigned pending_calls;    /* all calls in flight; --once exits at zero after start */
         unsigned refresh_generation; /* numbers every unit refresh */
@@ -118,6 +119,9 @@ typedef enum ManagerProperty {
 #define EXIT_NOT_UNDONE 5
 
 int manager_new(const char *cgroup_root, bool dry_run, bool once, bool revert, Manager **ret);
+/* --revert: whether the state directory holds a record of a unit of uid's
+ * own systemd (user@UID/...), which only following that manager undoes. */
+bool manager_has_records_of_user(Manager *m, uid_t uid);
 Manager *manager_free(Manager *m);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Manager, manager_free)
 

@@ -260,6 +260,12 @@ void user_managers_unit_changed(Manager *m, const Subject *s) {
         }
         if (g_hash_table_contains(m->user_links, GUINT_TO_POINTER(uid)))
                 return;
+        /* --revert undoes records: a user with none is not asked anything,
+         * so that their manager cannot slow the run down. */
+        if (m->revert && !manager_has_records_of_user(m, uid)) {
+                log_debug("Not following the systemd of uid %u: no record of its units (--revert).", (unsigned) uid);
+                return;
+        }
         SystemdLink *l = systemd_link_new(m, true, uid);
         g_hash_table_insert(m->user_links, GUINT_TO_POINTER(uid), l);
         manager_properties_changed(m, MANAGER_PROPERTY_MANAGERS);

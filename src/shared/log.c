@@ -136,6 +136,19 @@ char **log_journal_fields(const char *message_id, int level, int error, const ch
         return (char **) g_ptr_array_free(fields, FALSE);
 }
 
+/* A message may carry what a user controls (an executable's path, a unit
+ * name): on a terminal, its control characters would be the terminal's
+ * commands. The journal keeps bytes as they are; the console gets \xNN. */
+static char *console_escape(const char *s) {
+        GString *out = g_string_sized_new(strlen(s));
+        for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+                if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
+                        g_string_append_printf(out, "\\x%02x", *p);
+                else
+                        g_string_append_c(out, (char) *p);
+        return g_string_free(out, FALSE);
+}
+
 G_GNUC_PRINTF(8, 0)
 static int log_contextv(const char *message_id, int level, int error, const char *unit, const char *group,
                         const char *file, unsigned line, const char *format, va_list ap) {
@@ -158,10 +171,12 @@ static int log_contextv(const char *message_id, int level, int error, const char
                         iov[i] = (struct iovec) { .iov_base = fields[i], .iov_len = strlen(fields[i]) };
                 sd_journal_sendv(iov, (int) n);
         } else {
-                if (unit)
-                        fprintf(stderr, "%s: %s\n", unit, message);
-                else
-                        fprintf(stderr, "%s\n", message);
+                g_autofree char *shown = console_escape(message);
+                if (unit) {
+                        g_autofree char *shown_unit = console_escape(unit);
+                        fprintf(stderr, "%s: %s\n", shown_unit, shown);
+                } else
+                        fprintf(stderr, "%s\n", shown);
         }
         return ret;
 }

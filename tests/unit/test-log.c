@@ -236,11 +236,26 @@ static void test_unit_family(void) {
                                   "/x.slice/y: Ignoring invalid cgroup path\n");
 }
 
+/* On a terminal, what a user controls (an executable's path, here with an
+ * escape sequence that would clear root's screen) shows as \xNN. */
+static void test_console_escapes_controls(void) {
+        if (g_test_subprocess()) {
+                log_setup("test-log", LOG_TARGET_CONSOLE);
+                log_set_max_level(LOG_INFO);
+                log_unit_info("app\x1b[2J.scope", "Undid in PID 7 (/tmp/\x1b]0;x\x07" "evil\x7f): KSM off\tdone");
+                return;
+        }
+        g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+        g_test_trap_assert_passed();
+        g_test_trap_assert_stderr("app\\x1b[2J.scope: Undid in PID 7 (/tmp/\\x1b]0;x\\x07evil\\x7f): KSM off\tdone\n");
+}
+
 int main(int argc, char *argv[]) {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/log/unit-fields", test_unit_fields);
         g_test_add_func("/log/message-id", test_message_id);
         g_test_add_func("/log/unit-family", test_unit_family);
+        g_test_add_func("/log/console-escapes-controls", test_console_escapes_controls);
         g_test_add_func("/log/other-fields", test_other_fields);
         g_test_add_func("/log/diagnostic-message-ids", test_diagnostic_ids);
         g_test_add_func("/log/diagnostic-refusals", test_diagnostic_refusals);
