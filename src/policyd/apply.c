@@ -17,6 +17,7 @@
 #include "systemd-watch.h"
 #include "unit-file.h"
 #include "unit-lookup.h"
+#include "unit-plan.h"
 #include "util.h"
 
 void apply_log_action(const char *who, const Action *a, int change_level) {
@@ -83,28 +84,6 @@ static void log_no_space(Subject *s, const ApplyReport *report) {
                        who, n, bytes, s->cgroup, names->str);
 }
 
-/* The value to restore on undo, read before policyd first sets property.
- * systemd reports the value in force, and that may be our own generator's
- * drop-in: restoring it would pin our value in /run/systemd/system.control
- * until reboot. The administrator's files say what to restore then. */
-static char *property_previous(Subject *s, const char *property, const char *current) {
-        g_autoptr(GPtrArray) assignments = NULL;
-        char *previous = NULL;
-        int r;
-
-        r = unit_file_read_property(s->unit, s->fragment, (const char *const *) s->dropins, subject_file_reader(s), property, &assignments);
-        if (r < 0)
-                return g_strdup(strempty(current));
-        r = unit_property_previous(property, current, assignments, &previous);
-        if (r < 0)
-                return g_strdup(strempty(current));
-        if (r > 0)
-                log_unit_debug(subject_name(s),
-                               "%s=%s comes from policyd-generator's drop-in; recording %s as the value to restore",
-                               property, strempty(current), isempty(previous) ? "nothing" : previous);
-        return previous;
-}
-
 /* Writes systemd's value of property to its kernel file, where they differ. */
 static void sync_kernel_file(Subject *s, const char *property, const char *value) {
         Manager *m = s->manager;
@@ -136,93 +115,11 @@ static void sync_kernel_file(Subject *s, const char *property, const char *value
                 log_unit_debug_errno(subject_name(s), r, "Failed to bring %s in line with %s: %m", file, property);
 }
 
-/* systemd's daemon-reload changes a property that comes from the unit's
- * files without writing it to the cgroup of a running unit. policyd relies
- * on the generator's drop-in for what unit files name, so the kernel must
- * follow it both ways: to the group's value, and back to the
- * administrator's once the regenerated drop-in no longer sets it. */
-static void sync_relied_properties(Subject *s, const CgroupPlan *plan) {
-        for (guint i = 0; i < plan->items->len; i++) {
-                const PlanItem *item = g_ptr_array_index(plan->items, i);
-                if (item->backend != BACKEND_SYSTEMD_PROPERTY || !item->value ||
-                    subject_find_property_record(s, item->target))
-                        continue;
-                const char *current = g_hash_table_lookup(s->unit_properties, item->target);
-                if (!systemd_property_value_equal(item->target, current, item->value))
-                        continue; /* policyd sets it, and systemd writes it then */
-                g_hash_table_replace(s->relied_properties, g_strdup(item->target), g_strdup(item->value));
-                sync_kernel_file(s, item->target, item->value);
-        }
-
-        GHashTableIter it;
-        gpointer key, value;
-        g_hash_table_iter_init(&it, s->relied_properties);
-        while (g_hash_table_iter_next(&it, &key, &value)) {
-                bool wanted = false;
-                for (guint j = 0; j < plan->items->len && !wanted; j++) {
-                        const PlanItem *item = g_ptr_array_index(plan->items, j);
-                        wanted = item->backend == BACKEND_SYSTEMD_PROPERTY && item->value && streq(item->target, key);
-                }
-                if (wanted)
-                        continue;
-                const char *current = g_hash_table_lookup(s->unit_properties, key);
-                /* Still the group's value: systemd has not reloaded yet. */
-                if (!current || systemd_property_value_equal(key, current, value))
-                        continue;
-                sync_kernel_file(s, key, current);
-                g_hash_table_iter_remove(&it);
-        }
-}
-
-/* The properties policyd may set at runtime, which the generator also
- * writes into its drop-in for the groups unit files name. */
-static const char *const runtime_properties[] = {
-        "MemorySwapMax", "MemoryZSwapMax", "MemoryZSwapWriteback", "AllowedMemoryNodes", NULL,
-};
-
 static bool has_generated_dropin(const Subject *s) {
         for (char **d = s->dropins; d && *d; d++)
                 if (unit_dropin_is_generated(*d))
                         return true;
         return false;
-}
-
-static bool plan_sets_property(const CgroupPlan *plan, const char *property) {
-        for (guint i = 0; i < plan->items->len; i++) {
-                const PlanItem *item = g_ptr_array_index(plan->items, i);
-                if (item->backend == BACKEND_SYSTEMD_PROPERTY && item->value && streq(item->target, property))
-                        return true;
-        }
-        return false;
-}
-
-/* A group that the unit no longer has may still reach systemd through the
- * generator's drop-in, until a daemon-reload. Where systemd's value is that
- * drop-in's, the administrator's value goes back at runtime now. */
-static void restore_stale_generated(Subject *s, const CgroupPlan *plan, GPtrArray *restores) {
-        if (!has_generated_dropin(s))
-                return;
-        for (const char *const *p = runtime_properties; *p; p++) {
-                g_autoptr(GPtrArray) assignments = NULL;
-                g_autofree char *admin = NULL;
-                const char *current = g_hash_table_lookup(s->unit_properties, *p);
-
-                if (!current || plan_sets_property(plan, *p) || subject_find_property_record(s, *p))
-                        continue;
-                if (unit_file_read_property(s->unit, s->fragment, (const char *const *) s->dropins, subject_file_reader(s), *p,
-                                            &assignments) < 0 ||
-                    unit_property_previous(*p, current, assignments, &admin) <= 0 || isempty(admin) ||
-                    systemd_property_value_equal(*p, current, admin))
-                        continue;
-                log_unit_info(subject_name(s),
-                              "%s=%s comes from policyd-generator's drop-in for a group the unit no longer has; "
-                              "restoring %s at runtime", *p, current, admin);
-                if (s->manager->dry_run)
-                        continue;
-                /* Set through systemd now: nothing left for the kernel-file sync. */
-                g_hash_table_remove(s->relied_properties, *p);
-                property_changes_add(restores, *p, admin, NULL);
-        }
 }
 
 /* ---- Write-ahead records that could not be written ----
@@ -512,45 +409,6 @@ static void set_unit_properties(Subject *s, GPtrArray *changes, bool undo, bool 
         }
 }
 
-/* Whether the plan may need a call to systemd: a value to set, a record to
- * undo, or a generator drop-in to look behind. */
-static bool may_need_systemd_call(Subject *s, const CgroupPlan *plan) {
-        if (has_generated_dropin(s))
-                return true;
-        for (guint i = 0; i < plan->items->len; i++) {
-                const PlanItem *item = g_ptr_array_index(plan->items, i);
-                if (item->backend == BACKEND_SYSTEMD_PROPERTY && item->value &&
-                    !systemd_property_value_equal(item->target, g_hash_table_lookup(s->unit_properties, item->target),
-                                                  item->value))
-                        return true;
-        }
-        for (guint i = 0; i < s->property_records->len; i++) {
-                const PropertyRecord *rec = g_ptr_array_index(s->property_records, i);
-                if (!plan_sets_property(plan, rec->property))
-                        return true;
-        }
-        return false;
-}
-
-/* The properties a plan sets through systemd, and those recorded to undo. */
-static char **systemd_properties_involved(const Subject *s, const CgroupPlan *plan) {
-        g_autoptr(GStrvBuilder) b = g_strv_builder_new();
-        g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
-
-        for (guint i = 0; i < plan->items->len; i++) {
-                const PlanItem *item = g_ptr_array_index(plan->items, i);
-                if (item->backend == BACKEND_SYSTEMD_PROPERTY && item->value &&
-                    g_hash_table_add(seen, (char *) item->target))
-                        g_strv_builder_add(b, item->target);
-        }
-        for (guint i = 0; i < s->property_records->len; i++) {
-                const PropertyRecord *rec = g_ptr_array_index(s->property_records, i);
-                if (g_hash_table_add(seen, rec->property))
-                        g_strv_builder_add(b, rec->property);
-        }
-        return g_strv_builder_end(b);
-}
-
 /* A knob whose failure explain still shows: the plan wants it, or a record
  * holds it (an undo to finish, or to try again). */
 typedef struct KnobsInPlay {
@@ -572,97 +430,125 @@ static bool knob_in_play(Backend backend, const char *target, void *userdata) {
         return k->s->record && cgroup_record_find(k->s->record, backend, target, &index) != NULL;
 }
 
+/* The administrator's values of names, from the unit's files: unit-plan.h
+ * asks for them where it decides what to restore. */
+static GHashTable *read_admin_values(const Subject *s, char *const *names) {
+        GHashTable *admin = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_ptr_array_unref);
+
+        for (char *const *n = names; n && *n; n++) {
+                GPtrArray *assignments = NULL;
+                if (unit_file_read_property(s->unit, s->fragment, (const char *const *) s->dropins,
+                                            subject_file_reader(s), *n, &assignments) >= 0)
+                        g_hash_table_replace(admin, g_strdup(*n), assignments);
+        }
+        return admin;
+}
+
+/* Executes the unit plan (unit-plan.h), in its order. */
 static void apply_systemd_properties(Subject *s, const CgroupPlan *plan, bool focus_move) {
         Manager *m = s->manager;
         g_autoptr(GPtrArray) sets = property_changes_new(), restores = property_changes_new();
+        g_autoptr(GHashTable) admin = NULL;
+        g_autoptr(UnitPlan) up = NULL;
+        const char *who = subject_name(s);
+        UnitPlanInput in = {
+                .plan = plan,
+                .properties = s->unit_properties,
+                .records = s->property_records,
+                .relied = s->relied_properties,
+                .flags = (m->dry_run ? UNIT_PLAN_DRY_RUN : 0) | (s->properties_stale ? UNIT_PLAN_PROPERTIES_STALE : 0) |
+                         (has_generated_dropin(s) ? UNIT_PLAN_GENERATED_DROPIN : 0),
+        };
+        int r;
 
-        /* Re-resolved from what policyd last read of the unit (a reload of
-         * policyd): enough to see that nothing is to be done. What is to be
-         * done is decided on systemd's values of now, which it announces in
-         * no signal: read them first. Only those, unless a generator drop-in
-         * is involved (its logic reads the unit's files too). */
-        if (s->properties_stale && may_need_systemd_call(s, plan)) {
-                if (has_generated_dropin(s))
-                        manager_refresh_subject(s);
-                else {
-                        g_auto(GStrv) names = systemd_properties_involved(s, plan);
-                        manager_read_unit_values(m, s, names);
-                }
+        r = unit_plan_build(&in, &up);
+        if (r >= 0 && up->read == UNIT_PLAN_READ_ADMIN) {
+                admin = read_admin_values(s, up->read_names);
+                in.admin = admin;
+                g_clear_pointer(&up, unit_plan_free);
+                r = unit_plan_build(&in, &up);
+        }
+        if (r < 0) {
+                log_unit_warning_errno(who, r, "Failed to plan the unit's properties: %m");
                 return;
         }
-        sync_relied_properties(s, plan);
-        for (guint i = 0; i < plan->items->len; i++) {
-                const PlanItem *item = g_ptr_array_index(plan->items, i);
-                if (item->backend != BACKEND_SYSTEMD_PROPERTY || !item->value)
-                        continue;
+        switch (up->read) {
+        case UNIT_PLAN_READ_UNIT:
+                manager_refresh_subject(s);
+                return;
+        case UNIT_PLAN_READ_VALUES:
+                manager_read_unit_values(m, s, up->read_names);
+                return;
+        default:
+                break;
+        }
 
-                const char *current = g_hash_table_lookup(s->unit_properties, item->target);
-                if (systemd_property_value_equal(item->target, current, item->value))
-                        continue;
-                g_hash_table_remove(s->relied_properties, item->target);
-                if (m->dry_run) {
-                        log_unit_notice(subject_name(s), "Would set %s=%s (is %s)", item->target, item->value,
-                                        strempty(current));
+        for (guint i = 0; i < up->syncs->len; i++) {
+                const UnitPlanSync *x = g_ptr_array_index(up->syncs, i);
+                if (x->relied)
+                        g_hash_table_replace(s->relied_properties, g_strdup(x->property), g_strdup(x->value));
+                sync_kernel_file(s, x->property, x->value);
+                if (!x->relied)
+                        g_hash_table_remove(s->relied_properties, x->property);
+        }
+
+        for (guint i = 0; i < up->sets->len; i++) {
+                const UnitPlanSet *x = g_ptr_array_index(up->sets, i);
+                g_hash_table_remove(s->relied_properties, x->property);
+                if (x->would) {
+                        log_unit_notice(who, "Would set %s=%s (is %s)", x->property, x->value, strempty(x->current));
                         continue;
                 }
-                const PropertyRecord *rec = subject_find_property_record(s, item->target);
-                g_autofree char *previous = rec ? g_strdup(rec->previous) : property_previous(s, item->target, current);
-                property_changes_add(sets, item->target, item->value, previous);
+                if (x->previous_from_generated)
+                        log_unit_debug(who,
+                                       "%s=%s comes from policyd-generator's drop-in; recording %s as the value to restore",
+                                       x->property, strempty(x->current), isempty(x->previous) ? "nothing" : x->previous);
+                property_changes_add(sets, x->property, x->value, x->previous);
         }
         set_unit_properties(s, sets, false, focus_move);
 
-        /* Undo what the plan no longer wants, unless someone changed it since. */
-        for (guint i = 0; i < s->property_records->len; i++) {
-                PropertyRecord *rec = g_ptr_array_index(s->property_records, i);
-                bool wanted = false;
-                for (guint j = 0; j < plan->items->len && !wanted; j++) {
-                        const PlanItem *item = g_ptr_array_index(plan->items, j);
-                        wanted = item->backend == BACKEND_SYSTEMD_PROPERTY && item->value &&
-                                 streq(item->target, rec->property);
-                }
-                if (wanted)
+        for (guint i = 0; i < up->records->len; i++) {
+                const UnitPlanRecordStep *x = g_ptr_array_index(up->records, i);
+                switch (x->verdict) {
+                case UNIT_PLAN_RECORD_RESTORE:
+                        property_changes_add(restores, x->property, x->previous, NULL);
                         continue;
-
-                const char *current = g_hash_table_lookup(s->unit_properties, rec->property);
-                if (!systemd_property_value_equal(rec->property, current, rec->written)) {
-                        /* Still the value from before: the set recorded ahead never
-                         * reached systemd (a crash in between), or was undone. */
-                        if (systemd_property_value_equal(rec->property, current, rec->previous))
-                                log_unit_debug(subject_name(s), "%s=%s is the value from before; nothing to undo",
-                                               rec->property, strempty(current));
-                        else
-                                log_unit_info(subject_name(s),
-                                              "Left %s=%s alone: it is no longer the value policyd set (%s)",
-                                              rec->property, strempty(current), rec->written);
-                        g_ptr_array_remove_index(s->property_records, i--);
-                        subject_save(s);
+                case UNIT_PLAN_RECORD_WOULD_RESTORE:
+                        log_unit_notice(who, "Would restore %s=%s", x->property, x->previous);
                         continue;
+                case UNIT_PLAN_RECORD_DROP_FROM_BEFORE:
+                        log_unit_debug(who, "%s=%s is the value from before; nothing to undo", x->property,
+                                       strempty(x->current));
+                        break;
+                case UNIT_PLAN_RECORD_DROP_CHANGED:
+                        log_unit_info(who, "Left %s=%s alone: it is no longer the value policyd set (%s)", x->property,
+                                      strempty(x->current), x->written);
+                        break;
+                default:
+                        break;
                 }
-                if (m->dry_run) {
-                        log_unit_notice(subject_name(s), "Would restore %s=%s", rec->property, rec->previous);
-                        continue;
-                }
-                if (isempty(rec->previous) && !systemd_property_empty_is_value(rec->property)) {
-                        /* Nothing to restore to: the unit never reported a value,
-                         * or its files give one that cannot be told here. */
-                        g_ptr_array_remove_index(s->property_records, i--);
-                        subject_save(s);
-                        continue;
-                }
-                property_changes_add(restores, rec->property, rec->previous, NULL);
+                PropertyRecord *rec = subject_find_property_record(s, x->property);
+                if (rec)
+                        g_ptr_array_remove(s->property_records, rec);
+                subject_save(s);
         }
-        restore_stale_generated(s, plan, restores);
+
+        for (guint i = 0; i < up->stale_restores->len; i++) {
+                const UnitPlanStaleRestore *x = g_ptr_array_index(up->stale_restores, i);
+                log_unit_info(who,
+                              "%s=%s comes from policyd-generator's drop-in for a group the unit no longer has; "
+                              "restoring %s at runtime", x->property, x->current, x->admin);
+                if (x->would)
+                        continue;
+                /* Set through systemd now: nothing left for the kernel-file sync. */
+                g_hash_table_remove(s->relied_properties, x->property);
+                property_changes_add(restores, x->property, x->admin, NULL);
+        }
         /* The records go when systemd confirms. */
         set_unit_properties(s, restores, true, focus_move);
 
         const KnobsInPlay in_play = { s, plan };
         write_failures_prune(s->write_failures, BACKEND_SYSTEMD_PROPERTY, knob_in_play, (void *) &in_play);
-}
-
-static bool same_groups(const Resolution *r, const Subject *s) {
-        g_autofree char *ta = resolution_group_tag(r);
-        g_autofree char *tb = membership_list_tag(s->memberships);
-        return streq(ta, tb);
 }
 
 static void log_notes(Subject *s, const Resolution *r, const GPtrArray *previous) {
@@ -703,40 +589,14 @@ static void log_notes(Subject *s, const Resolution *r, const GPtrArray *previous
         }
 }
 
-/* A move between groups that select by focus, and only such groups: it
- * follows the user's every click on another window, and a journal line
- * for each would drown the rest (and cost journald more than the move
- * costs policyd). Logged at debug level, with its writes; subscribers
- * hear of it on the bus as of any change, and explain says where the app
- * is and why. */
-static bool is_focus_move(const Subject *s, const Resolution *r) {
-        const PolicySet *set = s->manager->policies;
-        guint changed = 0;
-
-        if (!s->memberships)
-                return false; /* the first resolution: a join, not a move */
-        for (int side = 0; side < 2; side++) {
-                const GPtrArray *from = side ? s->memberships : r->memberships;
-                const GPtrArray *other = side ? r->memberships : s->memberships;
-                for (guint i = 0; i < from->len; i++) {
-                        const char *name = ((const Membership *) g_ptr_array_index(from, i))->group;
-                        if (membership_list_has(other, name))
-                                continue;
-                        const PolicyGroup *g = policy_set_get(set, name);
-                        if (!g || !policy_group_reads_focus(g))
-                                return false;
-                        changed++;
-                }
-        }
-        return changed > 0;
-}
-
 /* The journal and the bus hear of the groups when they change: one line
  * with the groups before, which says all that the group tag's write says
  * (that one is logged at debug level). */
-static void announce_resolution(Subject *s, const Resolution *r, bool focus_move) {
+static void announce_resolution(Subject *s, const Resolution *r, UnitPlanChange change) {
+        bool focus_move = change & UNIT_PLAN_FOCUS_MOVE;
+
         log_notes(s, r, s->notes);
-        if (same_groups(r, s))
+        if (!(change & UNIT_PLAN_GROUPS_CHANGED))
                 return;
         g_autofree char *tag = resolution_group_tag(r);
         g_autofree char *was = s->memberships ? membership_list_tag(s->memberships) : NULL;
@@ -748,7 +608,7 @@ static void announce_resolution(Subject *s, const Resolution *r, bool focus_move
 }
 
 /* The tag's write, and a focus move's writes, at debug level: the groups
- * line says the first, and a focus move is routine (is_focus_move()). */
+ * line says the first, and a focus move is routine (unit_plan_classify()). */
 static void log_apply_action(const char *who, const Action *a, bool focus_move) {
         bool tag_write = a->result == ACTION_WROTE && a->backend == BACKEND_XATTR &&
                          streq(a->target, POLICY_GROUP_XATTR);
@@ -823,10 +683,17 @@ static void apply_pass(Subject *s, CandidateData *gathered, CgroupHandle *cgroup
 
         s->plan_flags = gather_plan_flags(s);
         k = cgroup_plan_build(r, m->facts, s->plan_flags, &plan);
-        bool focus_move = is_focus_move(s, r);
+        /* A move between groups that select by focus, and only such groups:
+         * it follows the user's every click on another window, and a journal
+         * line for each would drown the rest (and cost journald more than the
+         * move costs policyd). Logged at debug level, with its writes;
+         * subscribers hear of it on the bus as of any change, and explain
+         * says where the app is and why. */
+        UnitPlanChange change = unit_plan_classify(s->memberships, r, m->policies);
+        bool focus_move = change & UNIT_PLAN_FOCUS_MOVE;
         if (k < 0) {
                 attr_watch_subject_applied(m->attributes, s, r->focus_deadline_usec, cgroup != NULL);
-                announce_resolution(s, r, focus_move);
+                announce_resolution(s, r, change);
                 log_unit_warning_errno(who, k, "Failed to plan changes: %m");
                 return;
         }
@@ -847,7 +714,7 @@ static void apply_pass(Subject *s, CandidateData *gathered, CgroupHandle *cgroup
         /* Watched, and said, after the writes, which wait for nothing but
          * the record. */
         attr_watch_subject_applied(m->attributes, s, r->focus_deadline_usec, cgroup != NULL);
-        announce_resolution(s, r, focus_move);
+        announce_resolution(s, r, change);
         for (guint i = 0; i < report->actions->len; i++)
                 log_apply_action(who, g_ptr_array_index(report->actions, i), focus_move);
         log_no_space(s, report);

@@ -13,16 +13,11 @@
 
 #include "cgroup-apply.h"
 #include "resolve.h"
+#include "unit-plan.h"
 #include "write-failure.h"
 
 typedef struct Manager Manager;
 
-/* One systemd property policyd set on a unit, and what was there before. */
-typedef struct PropertyRecord {
-        char *property;  /* "MemorySwapMax" */
-        char *previous;  /* as the unit reported it before the first write */
-        char *written;
-} PropertyRecord;
 
 /* What systemd said of a unit in one refresh, parsed from its replies. */
 typedef struct UnitSnapshot {
@@ -155,7 +150,7 @@ typedef struct PropertyChange {
         /* Filled by the call: what the record held before it. */
         bool had_record;
         char *recorded_before;
-        bool focus_move;        /* logged at debug level (apply.c: is_focus_move()) */
+        bool focus_move;        /* logged at debug level (unit_plan_classify()) */
 } PropertyChange;
 
 PropertyChange *property_change_free(PropertyChange *c);
