@@ -500,9 +500,9 @@ static void apply_systemd_properties(Subject *s, const CgroupPlan *plan, bool fo
                         continue;
                 }
                 if (x->previous_from_generated)
-                        log_unit_debug(who,
-                                       "%s=%s comes from policyd-generator's drop-in; recording %s as the value to restore",
-                                       x->property, strempty(x->current), isempty(x->previous) ? "nothing" : x->previous);
+                        log_unit_debug(who, "%s=%s comes from policyd-generator's drop-in; recording %s as the value "
+                                       "to restore", x->property, strempty(x->current),
+                                       isempty(x->previous) ? "nothing" : x->previous);
                 property_changes_add(sets, x->property, x->value, x->previous);
         }
         set_unit_properties(s, sets, false, focus_move);
