@@ -1298,8 +1298,13 @@ mkdir -m 0755 "$tmp/state"
 record processes "$sleeper $(awk '{ print $22 }' "/proc/$sleeper/stat") 1 -\n"
 start_policyd keep || not_ok "policyd starts" "$(policyd_log)"
 name="a process record is kept when the injector's socket is not there"
-if wait_for 10 grep -q "is not there: KSM= and NUMAPolicy= reach no running process" "$tmp/policyd.log" \
-        && sleep 0.3 && grep -q "^$sleeper " "$tmp/state/processes"; then
+# valgrind 3.19 has no pidfd_open (syscall 434): under it policyd gets no
+# pidfd and never reaches for the injector, so then only the record counts.
+missing="is not there: KSM= and NUMAPolicy= reach no running process"
+[ ${#wrapper[@]} -gt 0 ] && missing="$missing|unhandled amd64-linux syscall: 434"
+settle=1
+[ ${#wrapper[@]} -gt 0 ] && settle=3
+if wait_for 10 grep -qE "$missing" "$tmp/policyd.log" && sleep "$settle" && grep -q "^$sleeper " "$tmp/state/processes"; then
         ok "$name"
 else
         not_ok "$name" "$(cat "$tmp/state/processes" 2> /dev/null)" "$(policyd_log)"
