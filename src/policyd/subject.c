@@ -226,12 +226,7 @@ void subject_take_snapshot(Subject *s, UnitSnapshot *snap) {
 }
 
 PropertyRecord *subject_find_property_record(Subject *s, const char *property) {
-        for (guint i = 0; i < s->property_records->len; i++) {
-                PropertyRecord *p = g_ptr_array_index(s->property_records, i);
-                if (streq(p->property, property))
-                        return p;
-        }
-        return NULL;
+        return property_record_find(s->property_records, property);
 }
 
 static char *record_text(const Subject *s) {

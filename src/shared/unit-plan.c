@@ -94,13 +94,17 @@ static const char *current_value(const UnitPlanInput *in, const char *property) 
         return in->properties ? g_hash_table_lookup(in->properties, property) : NULL;
 }
 
-static const PropertyRecord *find_record(const UnitPlanInput *in, const char *property) {
-        for (guint i = 0; in->records && i < in->records->len; i++) {
-                const PropertyRecord *rec = g_ptr_array_index(in->records, i);
+PropertyRecord *property_record_find(const GPtrArray *records, const char *property) {
+        for (guint i = 0; records && i < records->len; i++) {
+                PropertyRecord *rec = g_ptr_array_index(records, i);
                 if (streq(rec->property, property))
                         return rec;
         }
         return NULL;
+}
+
+static const PropertyRecord *find_record(const UnitPlanInput *in, const char *property) {
+        return property_record_find(in->records, property);
 }
 
 /* Whether the plan may need a call to systemd: a value to set, a record to

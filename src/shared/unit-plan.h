@@ -24,6 +24,9 @@ typedef struct PropertyRecord {
         char *written;
 } PropertyRecord;
 
+/* The record of property in records (PropertyRecord*), or NULL. */
+PropertyRecord *property_record_find(const GPtrArray *records, const char *property);
+
 typedef enum UnitPlanFlags {
         UNIT_PLAN_DRY_RUN = 1 << 0,
         /* The unit's properties are those policyd last read (a reload of
