@@ -24,7 +24,7 @@ test_user_setup pgtrvu
 start_policyd
 wait_for "policyd follows the systemd of uid $test_uid" bash -c \
         "journalctl -b -q -o cat -u policyd.service --since '$since' | grep -q 'Following the systemd of uid $test_uid'"
-wait_for "pgt-rvu.service has its group's attribute" assert_xattr "$victim" user.pgt.rvu yes
+wait_for "pgt-rvu.service has its group's attribute" xattr_is "$victim" user.pgt.rvu yes
 systemctl stop policyd.service
 
 # The user freezes their own manager: their process, their signal.

@@ -38,12 +38,14 @@ start_policyd() {
         systemctl is-active --quiet policyd.service || fail "policyd is not active"
 }
 
-# wait_for DESCRIPTION CMD...: polls for up to 60 s (TCG is slow).
+# wait_for DESCRIPTION CMD...: polls for up to 60 s (TCG is slow). CMD runs
+# in a subshell: a check that calls fail (exit 1) is "not yet", not the
+# scenario's silent end with its output thrown away.
 wait_for() {
         local what=$1 i
         shift
         for i in $(seq 1 120); do
-                if "$@" >/dev/null 2>&1; then
+                if ("$@") >/dev/null 2>&1; then
                         echo "ok: $what (after ~$((i / 2)) s)"
                         return 0
                 fi
