@@ -1,18 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "apply.h"
-#include "attr-watch.h"
-#include "bus-api.h"
 #include "gather.h"
 #include "log.h"
 #include "manager.h"
 #include "message-ids.h"
 #include "policy-values.h"
-#include "process-watch.h"
 #include "state-store.h"
 #include "systemd-watch.h"
 #include "unit-file.h"
@@ -115,13 +113,6 @@ static void sync_kernel_file(Subject *s, const char *property, const char *value
                 log_unit_debug_errno(subject_name(s), r, "Failed to bring %s in line with %s: %m", file, property);
 }
 
-static bool has_generated_dropin(const Subject *s) {
-        for (char **d = s->dropins; d && *d; d++)
-                if (unit_dropin_is_generated(*d))
-                        return true;
-        return false;
-}
-
 /* ---- Write-ahead records that could not be written ----
  *
  * A change is made only after its record is in /run/policyd, so that a
@@ -148,30 +139,19 @@ static const char *record_failed_what(const Subject *s) {
                                                                        : "cgroup";
 }
 
-static int on_record_retry(sd_event_source *source, uint64_t usec, void *userdata) {
-        Subject *s = userdata;
-        (void) source;
-        (void) usec;
-        log_unit_debug(subject_name(s), "Trying again to record and make the changes");
-        subject_apply(s);
-        return 0;
-}
-
-/* At the end of a pass: a failed record arms the retry, a written one
- * after failures says so and stops it. */
-static void record_pass_done(Subject *s, int error_before) {
+/* At the end of a pass: a failed record sets the time of the retry (the
+ * manager arms it), a written one after failures says so and clears it. */
+static void record_pass_done(Subject *s, int error_before, ApplyOutcome *o) {
         Manager *m = s->manager;
         uint64_t delay, now = 0;
-        int r;
 
+        o->record_retry_set = true;
         if (s->record_error == 0) {
                 if (error_before < 0)
                         log_unit_notice(subject_name(s), "Recorded in %s after %u %s: changes made", m->state_dir,
                                         s->record_retries, s->record_retries == 1 ? "retry" : "retries");
                 s->record_retries = 0;
                 s->record_retry_at = 0;
-                if (s->record_retry)
-                        (void) sd_event_source_set_enabled(s->record_retry, SD_EVENT_OFF);
                 return;
         }
         delay = RECORD_RETRY_FIRST_USEC << MIN(s->record_retries, 5U);
@@ -184,15 +164,6 @@ static void record_pass_done(Subject *s, int error_before) {
         s->record_retries++;
         (void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
         s->record_retry_at = now + delay;
-        if (s->record_retry) {
-                r = sd_event_source_set_time(s->record_retry, s->record_retry_at);
-                if (r >= 0)
-                        r = sd_event_source_set_enabled(s->record_retry, SD_EVENT_ONESHOT);
-        } else
-                r = sd_event_add_time(m->event, &s->record_retry, CLOCK_MONOTONIC, s->record_retry_at, 0,
-                                      on_record_retry, s);
-        if (r < 0)
-                log_unit_warning_errno(subject_name(s), r, "Failed to arm the retry: %m");
 }
 
 char *apply_describe_record_failures(Manager *m) {
@@ -386,7 +357,7 @@ void subject_properties_set(Subject *s, const char *unit, GPtrArray *changes, bo
 
 /* An undo keeps its records until systemd confirms; a set records first,
  * so that a crash after the call still knows the way back. */
-static void set_unit_properties(Subject *s, GPtrArray *changes, bool undo, bool focus_move) {
+static void set_unit_properties(Subject *s, SystemdLink *l, GPtrArray *changes, bool undo, bool focus_move) {
         if (changes->len == 0)
                 return;
         for (guint i = 0; i < changes->len; i++)
@@ -400,7 +371,6 @@ static void set_unit_properties(Subject *s, GPtrArray *changes, bool undo, bool 
                         return;
                 }
         }
-        SystemdLink *l = manager_link_of(s->manager, s);
         int r = l ? systemd_set_unit_properties(l, s->unit, changes, undo) : -ENOTCONN;
         if (r < 0) {
                 properties_failed(s, changes, r, NULL);
@@ -430,57 +400,22 @@ static bool knob_in_play(Backend backend, const char *target, void *userdata) {
         return k->s->record && cgroup_record_find(k->s->record, backend, target, &index) != NULL;
 }
 
-/* The administrator's values of names, from the unit's files: unit-plan.h
- * asks for them where it decides what to restore. */
-static GHashTable *read_admin_values(const Subject *s, char *const *names) {
-        GHashTable *admin = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_ptr_array_unref);
-
-        for (char *const *n = names; n && *n; n++) {
-                GPtrArray *assignments = NULL;
-                if (unit_file_read_property(s->unit, s->fragment, (const char *const *) s->dropins,
-                                            subject_file_reader(s), *n, &assignments) >= 0)
-                        g_hash_table_replace(admin, g_strdup(*n), assignments);
-        }
-        return admin;
-}
-
-/* Executes the unit plan (unit-plan.h), in its order. */
-static void apply_systemd_properties(Subject *s, const CgroupPlan *plan, bool focus_move) {
-        Manager *m = s->manager;
+/* Executes the unit plan (unit-plan.h; subject_unit_plan() made it
+ * against plan, or failed with r), in its order; or asks, in o, for what
+ * to read from systemd first. */
+static void apply_systemd_properties(Subject *s, SystemdLink *link, const CgroupPlan *plan, UnitPlan *up, int r,
+                                     bool focus_move, ApplyOutcome *o) {
         g_autoptr(GPtrArray) sets = property_changes_new(), restores = property_changes_new();
-        g_autoptr(GHashTable) admin = NULL;
-        g_autoptr(UnitPlan) up = NULL;
         const char *who = subject_name(s);
-        UnitPlanInput in = {
-                .plan = plan,
-                .properties = s->unit_properties,
-                .records = s->property_records,
-                .relied = s->relied_properties,
-                .flags = (m->dry_run ? UNIT_PLAN_DRY_RUN : 0) | (s->properties_stale ? UNIT_PLAN_PROPERTIES_STALE : 0) |
-                         (has_generated_dropin(s) ? UNIT_PLAN_GENERATED_DROPIN : 0),
-        };
-        int r;
 
-        r = unit_plan_build(&in, &up);
-        if (r >= 0 && up->read == UNIT_PLAN_READ_ADMIN) {
-                admin = read_admin_values(s, up->read_names);
-                in.admin = admin;
-                g_clear_pointer(&up, unit_plan_free);
-                r = unit_plan_build(&in, &up);
-        }
         if (r < 0) {
                 log_unit_warning_errno(who, r, "Failed to plan the unit's properties: %m");
                 return;
         }
-        switch (up->read) {
-        case UNIT_PLAN_READ_UNIT:
-                manager_refresh_subject(s);
+        if (up->read == UNIT_PLAN_READ_UNIT || up->read == UNIT_PLAN_READ_VALUES) {
+                o->read = up->read;
+                o->read_names = g_steal_pointer(&up->read_names);
                 return;
-        case UNIT_PLAN_READ_VALUES:
-                manager_read_unit_values(m, s, up->read_names);
-                return;
-        default:
-                break;
         }
 
         for (guint i = 0; i < up->syncs->len; i++) {
@@ -505,7 +440,7 @@ static void apply_systemd_properties(Subject *s, const CgroupPlan *plan, bool fo
                                        isempty(x->previous) ? "nothing" : x->previous);
                 property_changes_add(sets, x->property, x->value, x->previous);
         }
-        set_unit_properties(s, sets, false, focus_move);
+        set_unit_properties(s, link, sets, false, focus_move);
 
         for (guint i = 0; i < up->records->len; i++) {
                 const UnitPlanRecordStep *x = g_ptr_array_index(up->records, i);
@@ -545,7 +480,7 @@ static void apply_systemd_properties(Subject *s, const CgroupPlan *plan, bool fo
                 property_changes_add(restores, x->property, x->admin, NULL);
         }
         /* The records go when systemd confirms. */
-        set_unit_properties(s, restores, true, focus_move);
+        set_unit_properties(s, link, restores, true, focus_move);
 
         const KnobsInPlay in_play = { s, plan };
         write_failures_prune(s->write_failures, BACKEND_SYSTEMD_PROPERTY, knob_in_play, (void *) &in_play);
@@ -592,7 +527,7 @@ static void log_notes(Subject *s, const Resolution *r, const GPtrArray *previous
 /* The journal and the bus hear of the groups when they change: one line
  * with the groups before, which says all that the group tag's write says
  * (that one is logged at debug level). */
-static void announce_resolution(Subject *s, const Resolution *r, UnitPlanChange change) {
+static void announce_resolution(Subject *s, const Resolution *r, UnitPlanChange change, ApplyOutcome *o) {
         bool focus_move = change & UNIT_PLAN_FOCUS_MOVE;
 
         log_notes(s, r, s->notes);
@@ -604,7 +539,7 @@ static void announce_resolution(Subject *s, const Resolution *r, UnitPlanChange 
                        "Policy groups: %s%s%s%s",
                        isempty(tag) ? "(none)" : tag, was ? " (was " : "", was ? (isempty(was) ? "none" : was) : "",
                        was ? ")" : "");
-        bus_api_emit_membership_changed(s->manager, s, r);
+        o->memberships_changed = g_ptr_array_ref(r->memberships);
 }
 
 /* The tag's write, and a focus move's writes, at debug level: the groups
@@ -635,35 +570,38 @@ static int save_record_ahead(const CgroupRecord *record, void *userdata) {
         return 0;
 }
 
-void subject_apply(Subject *s) {
-        subject_apply_gathered(s, NULL, NULL);
+void apply_outcome_clear(ApplyOutcome *o) {
+        g_clear_pointer(&o->memberships_changed, g_ptr_array_unref);
+        g_clear_pointer(&o->read_names, g_strfreev);
+        *o = (ApplyOutcome) {};
 }
 
-static void apply_pass(Subject *s, CandidateData *gathered, CgroupHandle *cgroup) {
+void subject_apply(Subject *s, CandidateData *gathered, CgroupHandle *cgroup, SystemdLink *link, ApplyOutcome *o) {
         Manager *m = s->manager;
         CandidateData own = {};
-        g_autoptr(Resolution) r = NULL;
-        g_autoptr(CgroupPlan) plan = NULL;
+        _cleanup_(subject_plan_clear) SubjectPlan p = {};
         g_autoptr(ApplyReport) report = NULL;
-        g_autofree char *attributes_seen = NULL;
         const char *who = subject_name(s);
         int k, record_error_before = s->record_error;
 
+        assert(o);
+        *o = (ApplyOutcome) {};
         /* Said again by this pass if its records fail again. */
         s->record_error = 0;
         s->record_failed_cgroup = s->record_failed_properties = false;
         if (isempty(s->cgroup) || !subject_is_running(s)) {
                 g_ptr_array_set_size(s->write_failures, 0);
-                record_pass_done(s, 0);
+                record_pass_done(s, 0, o);
                 subject_forget_cgroup(s);
                 subject_keep_resolution(s, NULL);
-                process_watch_subject_gone(m->processes, subject_key(s));
-                attr_watch_subject_gone(m->attributes, subject_key(s));
+                o->forgotten = true;
                 /* --revert: a stopped unit's runtime properties wait in
                  * systemd for its next start; they are undone now. */
                 if (m->revert && s->unit && s->property_records->len > 0) {
                         g_autoptr(CgroupPlan) none = cgroup_plan_new();
-                        apply_systemd_properties(s, none, false);
+                        g_autoptr(UnitPlan) up = NULL;
+                        k = subject_unit_plan(s, none, &up);
+                        apply_systemd_properties(s, link, none, up, k, false, o);
                 }
                 return;
         }
@@ -672,17 +610,17 @@ static void apply_pass(Subject *s, CandidateData *gathered, CgroupHandle *cgroup
                 return;
         }
 
-        k = subject_resolve_gathered(s, gathered ? gathered : &own, &r, &attributes_seen);
+        k = subject_plan(s, gathered ? gathered : &own, &p);
         candidate_data_clear(&own);
         if (k < 0) {
                 log_unit_warning_errno(who, k, "Failed to resolve policy groups: %m");
                 return;
         }
         g_free(s->attributes_seen);
-        s->attributes_seen = TAKE_PTR(attributes_seen);
-
-        s->plan_flags = gather_plan_flags(s);
-        k = cgroup_plan_build(r, m->facts, s->plan_flags, &plan);
+        s->attributes_seen = TAKE_PTR(p.attributes_seen);
+        s->plan_flags = p.flags;
+        Resolution *r = p.resolution;
+        const CgroupPlan *plan = p.cgroup;
         /* A move between groups that select by focus, and only such groups:
          * it follows the user's every click on another window, and a journal
          * line for each would drown the rest (and cost journald more than the
@@ -691,10 +629,11 @@ static void apply_pass(Subject *s, CandidateData *gathered, CgroupHandle *cgroup
          * says where the app is and why. */
         UnitPlanChange change = unit_plan_classify(s->memberships, r, m->policies);
         bool focus_move = change & UNIT_PLAN_FOCUS_MOVE;
-        if (k < 0) {
-                attr_watch_subject_applied(m->attributes, s, r->focus_deadline_usec, cgroup != NULL);
-                announce_resolution(s, r, change);
-                log_unit_warning_errno(who, k, "Failed to plan changes: %m");
+        o->resolved = true;
+        o->focus_deadline_usec = r->focus_deadline_usec;
+        if (p.cgroup_error < 0) {
+                announce_resolution(s, r, change, o);
+                log_unit_warning_errno(who, p.cgroup_error, "Failed to plan changes: %m");
                 return;
         }
 
@@ -711,10 +650,8 @@ static void apply_pass(Subject *s, CandidateData *gathered, CgroupHandle *cgroup
         const ApplyHooks hooks = { save_record_ahead, s };
         k = cgroup_apply_plan_at(cgroup, m->cgroup_root, s->cgroup, plan, s->record,
                                  m->dry_run ? APPLY_DRY_RUN : 0, &hooks, report);
-        /* Watched, and said, after the writes, which wait for nothing but
-         * the record. */
-        attr_watch_subject_applied(m->attributes, s, r->focus_deadline_usec, cgroup != NULL);
-        announce_resolution(s, r, change);
+        /* Said after the writes, which wait for nothing but the record. */
+        announce_resolution(s, r, change, o);
         for (guint i = 0; i < report->actions->len; i++)
                 log_apply_action(who, g_ptr_array_index(report->actions, i), focus_move);
         log_no_space(s, report);
@@ -731,23 +668,10 @@ static void apply_pass(Subject *s, CandidateData *gathered, CgroupHandle *cgroup
                 log_unit_warning_errno(who, k, "Failed to apply policy groups: %m");
 
         if (s->unit)
-                apply_systemd_properties(s, plan, focus_move);
+                apply_systemd_properties(s, link, plan, p.unit, p.unit_error, focus_move, o);
 
         subject_keep_resolution(s, r);
         subject_save(s);
-        record_pass_done(s, record_error_before);
-        process_watch_subject_applied(m->processes, s);
-}
-
-void subject_apply_gathered(Subject *s, CandidateData *gathered, CgroupHandle *cgroup) {
-        int record_error_before = s->record_error;
-        bool was_member = s->memberships && s->memberships->len > 0;
-
-        apply_pass(s, gathered, cgroup);
-        /* Whichever way the pass ended. A move between groups (a focus
-         * change) leaves NMembers as it is. */
-        bool is_member = s->memberships && s->memberships->len > 0;
-        manager_properties_changed(s->manager,
-                                   (was_member != is_member ? MANAGER_PROPERTY_NMEMBERS : 0) |
-                                           (s->record_error != record_error_before ? MANAGER_PROPERTY_RECORDS : 0));
+        record_pass_done(s, record_error_before, o);
+        o->applied = true;
 }

@@ -3,33 +3,50 @@
 
 /* One subject, one pass: gather, resolve, plan, then write the cgroup
  * (write-ahead records) and set systemd's properties, and undo what the
- * groups no longer want. */
+ * groups no longer want. The pass tells no one: it returns an outcome,
+ * and manager_apply_subject(), its one caller, tells the watchers, the bus
+ * and systemd-watch. */
 
 #include <systemd/sd-bus.h>
 
 #include "subject.h"
+#include "unit-plan.h"
 
 typedef struct CandidateData CandidateData;
 typedef struct CgroupHandle CgroupHandle;
+typedef struct SystemdLink SystemdLink;
 
-void subject_apply(Subject *s);
-/* The same, with the cgroup's attributes read already (gather_attributes(),
- * into gathered, which the caller clears): not read a second time; and
- * written through cgroup, opened through the watched parent
- * (attr_watch_cgroup(); borrowed), or NULL: walked to from the root. */
-void subject_apply_gathered(Subject *s, CandidateData *gathered, CgroupHandle *cgroup);
+typedef struct ApplyOutcome {
+        bool forgotten;             /* no cgroup, or not running: it has nothing to watch */
+        bool resolved;              /* its groups were resolved: watch its cgroup's attributes */
+        uint64_t focus_deadline_usec; /* the next InactiveFor= deadline then (resolve.h) */
+        GPtrArray *memberships_changed; /* Membership*: its groups, when they changed; or NULL */
+        bool applied;               /* a whole pass: its processes follow its groups */
+        UnitPlanRead read;          /* read from systemd first, then the pass again */
+        char **read_names;          /* UNIT_PLAN_READ_VALUES: these properties */
+        bool record_retry_set;      /* s->record_retry_at is what the retry timer waits for (0: none) */
+} ApplyOutcome;
+
+void apply_outcome_clear(ApplyOutcome *o);
+
+/* The pass. gathered: the cgroup's attributes read already
+ * (gather_attributes(); the caller clears it), not read a second time, or
+ * NULL. cgroup: written through, opened through the watched parent
+ * (attr_watch_cgroup(); borrowed), or NULL: walked to from the root. link:
+ * the manager of s's unit (manager_link_of()), or NULL. */
+void subject_apply(Subject *s, CandidateData *gathered, CgroupHandle *cgroup, SystemdLink *link, ApplyOutcome *ret);
 
 /* systemd answered a SetUnitProperties call (error NULL: it took it): log
  * it, and settle the records. s is NULL when the subject went away. */
 void subject_properties_set(Subject *s, const char *unit, GPtrArray *changes, bool undo, const sd_bus_error *error);
 
-/* The journal line for one write or undo of a plan (who: the unit or
- * cgroup, named in the text and in UNIT=); a change made (or that would
- * be) at change_level, LOG_NOTICE but for routine ones. */
 /* For status: how many subjects wait for a record that could not be
  * written ahead (their changes not made), or that all were written. */
 char *apply_describe_record_failures(Manager *m);
 /* For explain: why the subject's changes are not made, or NULL. */
 char *apply_describe_record_failure(const Subject *s);
 
+/* The journal line for one write or undo of a plan (who: the unit or
+ * cgroup, named in the text and in UNIT=); a change made (or that would
+ * be) at change_level, LOG_NOTICE but for routine ones. */
 void apply_log_action(const char *who, const Action *a, int change_level);

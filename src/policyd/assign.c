@@ -208,7 +208,7 @@ int manager_assign(Manager *m, const char *key, const char *group, bool assign, 
                 /* Unassign means "not in this group": if another source
                  * (unit file, [Match]) would still put it there, exclude it. */
                 if (s && was_runtime) {
-                        subject_apply(s);
+                        manager_apply_subject(m, s);
                         member = membership_list_has(s->memberships, group);
                 }
                 if (member)
@@ -226,6 +226,6 @@ int manager_assign(Manager *m, const char *key, const char *group, bool assign, 
         if (!s && key[0] == '/')
                 s = subject_new(m, NULL, key);
         if (s)
-                subject_apply(s);
+                manager_apply_subject(m, s);
         return 0;
 }

@@ -228,7 +228,7 @@ static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *err
         Manager *m = userdata;
         g_autoptr(sd_bus_message) reply = NULL;
         g_autofree char *key = NULL, *cgroup = NULL;
-        g_autoptr(CgroupPlan) plan = NULL;
+        _cleanup_(subject_plan_clear) SubjectPlan p = {};
         const char *arg;
         int r;
 
@@ -245,15 +245,16 @@ static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *err
                                          "policyd does not manage '%s': it is not a running unit with a cgroup, "
                                          "nor a cgroup assigned at runtime.",
                                          arg);
-        /* Resolved again with what is known now: policyd keeps no knobs. */
-        g_autoptr(Resolution) res = NULL;
-        r = subject_resolve(s, &res, NULL);
+        /* Planned again with what is known now, by the function the apply
+         * uses: policyd keeps no knobs. */
+        CandidateData d = {};
+        r = subject_plan(s, &d, &p);
+        candidate_data_clear(&d);
         if (r < 0)
                 return sd_bus_error_set_errnof(error, r, "Failed to resolve the groups of %s: %m", arg);
-
-        r = cgroup_plan_build(res, m->facts, gather_plan_flags(s), &plan);
-        if (r < 0)
-                return r;
+        if (p.cgroup_error < 0)
+                return p.cgroup_error;
+        const Resolution *res = p.resolution;
 
         r = sd_bus_message_new_method_return(msg, &reply);
         if (r < 0)
@@ -276,7 +277,8 @@ static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *err
         if (r < 0)
                 return r;
 
-        g_autoptr(GPtrArray) rows = explain_rows(res, plan, s->cgroup, s->needs_daemon_reload, explain_read, m);
+        g_autoptr(GPtrArray) rows = explain_rows(res, p.cgroup, s->cgroup, s->needs_daemon_reload, explain_read, m);
+        explain_add_unit_plan(rows, p.unit);
         /* Changes held back because their record could not be written. */
         g_autofree char *unrecorded = apply_describe_record_failure(s);
         for (guint i = 0; unrecorded && i < rows->len; i++) {
@@ -924,7 +926,7 @@ void bus_api_emit_reloaded(Manager *m) {
                                                       "DryRun", NULL);
 }
 
-void bus_api_emit_membership_changed(Manager *m, const Subject *s, const Resolution *r) {
+void bus_api_emit_membership_changed(Manager *m, const Subject *s, const GPtrArray *memberships) {
         g_autoptr(sd_bus_message) signal = NULL;
 
         if (!m->bus || sd_bus_track_count(m->subscribed) == 0)
@@ -936,8 +938,8 @@ void bus_api_emit_membership_changed(Manager *m, const Subject *s, const Resolut
                 return;
         if (sd_bus_message_open_container(signal, 'a', "s") < 0)
                 return;
-        for (guint i = 0; i < r->memberships->len; i++) {
-                const Membership *mb = g_ptr_array_index(r->memberships, i);
+        for (guint i = 0; i < memberships->len; i++) {
+                const Membership *mb = g_ptr_array_index(memberships, i);
                 if (sd_bus_message_append(signal, "s", mb->group) < 0)
                         return;
         }

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pwd.h>
@@ -13,6 +14,7 @@
 #include "state-store.h"
 #include "unit-file.h"
 #include "unit-lookup.h"
+#include "unit-plan.h"
 #include "util.h"
 
 void candidate_data_clear(CandidateData *d) {
@@ -240,4 +242,78 @@ int subject_resolve(Subject *s, Resolution **ret, char **ret_attributes_seen) {
         r = subject_resolve_gathered(s, &d, ret, ret_attributes_seen);
         candidate_data_clear(&d);
         return r;
+}
+
+static bool has_generated_dropin(const Subject *s) {
+        for (char **d = s->dropins; d && *d; d++)
+                if (unit_dropin_is_generated(*d))
+                        return true;
+        return false;
+}
+
+/* The administrator's values of names, from the unit's files: the unit
+ * plan asks for them where it decides what to restore. */
+static GHashTable *read_admin_values(const Subject *s, char *const *names) {
+        GHashTable *admin = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_ptr_array_unref);
+
+        for (char *const *n = names; n && *n; n++) {
+                GPtrArray *assignments = NULL;
+                if (unit_file_read_property(s->unit, s->fragment, (const char *const *) s->dropins,
+                                            subject_file_reader(s), *n, &assignments) >= 0)
+                        g_hash_table_replace(admin, g_strdup(*n), assignments);
+        }
+        return admin;
+}
+
+int subject_unit_plan(Subject *s, const CgroupPlan *plan, UnitPlan **ret) {
+        g_autoptr(GHashTable) admin = NULL;
+        g_autoptr(UnitPlan) up = NULL;
+        UnitPlanInput in = {
+                .plan = plan,
+                .properties = s->unit_properties,
+                .records = s->property_records,
+                .relied = s->relied_properties,
+                .flags = (s->manager->dry_run ? UNIT_PLAN_DRY_RUN : 0) |
+                         (s->properties_stale ? UNIT_PLAN_PROPERTIES_STALE : 0) |
+                         (has_generated_dropin(s) ? UNIT_PLAN_GENERATED_DROPIN : 0),
+        };
+        int r;
+
+        assert(s->unit);
+        r = unit_plan_build(&in, &up);
+        if (r >= 0 && up->read == UNIT_PLAN_READ_ADMIN) {
+                admin = read_admin_values(s, up->read_names);
+                in.admin = admin;
+                g_clear_pointer(&up, unit_plan_free);
+                r = unit_plan_build(&in, &up);
+        }
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(up);
+        return 0;
+}
+
+void subject_plan_clear(SubjectPlan *p) {
+        g_clear_pointer(&p->resolution, resolution_free);
+        g_clear_pointer(&p->cgroup, cgroup_plan_free);
+        g_clear_pointer(&p->unit, unit_plan_free);
+        g_clear_pointer(&p->attributes_seen, g_free);
+        *p = (SubjectPlan) {};
+}
+
+int subject_plan(Subject *s, CandidateData *d, SubjectPlan *ret) {
+        _cleanup_(subject_plan_clear) SubjectPlan p = {};
+        int r;
+
+        assert(ret);
+        r = subject_resolve_gathered(s, d, &p.resolution, &p.attributes_seen);
+        if (r < 0)
+                return r;
+        p.flags = gather_plan_flags(s);
+        p.cgroup_error = cgroup_plan_build(p.resolution, s->manager->facts, p.flags, &p.cgroup);
+        if (p.cgroup_error >= 0 && s->unit)
+                p.unit_error = subject_unit_plan(s, p.cgroup, &p.unit);
+        *ret = p;
+        p = (SubjectPlan) {};
+        return 0;
 }

@@ -5,8 +5,10 @@
  * know about a subject, read from its cgroup (owner, xattrs), its unit's
  * files, and the runtime assignments. */
 
+#include "cgroup-plan.h"
 #include "resolve.h"
 #include "subject.h"
+#include "unit-plan.h"
 
 typedef struct CandidateData {
         Candidate c;        /* borrows from the fields below and from the subject */
@@ -38,3 +40,25 @@ int subject_resolve(Subject *s, Resolution **ret, char **ret_attributes_seen);
 /* The same, with d empty or holding what gather_attributes() read (then not
  * read again); the caller clears d. */
 int subject_resolve_gathered(Subject *s, CandidateData *d, Resolution **ret, char **ret_attributes_seen);
+
+/* What a pass over the subject would do, planned from what gather read:
+ * the resolution, the cgroup plan (cgroup_error: it could not be made, and
+ * cgroup is NULL) and, for a unit, the unit plan (unit_error likewise).
+ * apply.c executes it; Explain shows it. */
+typedef struct SubjectPlan {
+        Resolution *resolution;
+        char *attributes_seen;  /* what the cgroup's attributes said (attr-watch.c compares) */
+        PlanFlags flags;
+        CgroupPlan *cgroup;
+        int cgroup_error;
+        UnitPlan *unit;
+        int unit_error;
+} SubjectPlan;
+
+void subject_plan_clear(SubjectPlan *p);
+/* Gathers what d lacks, resolves and plans. Fails only when it cannot
+ * resolve; d as subject_resolve_gathered()'s. */
+int subject_plan(Subject *s, CandidateData *d, SubjectPlan *ret);
+/* The unit plan of s's unit against plan, with the administrator's values
+ * read from the unit's files when the plan asks for them (UNIT_PLAN_READ_ADMIN). */
+int subject_unit_plan(Subject *s, const CgroupPlan *plan, UnitPlan **ret);

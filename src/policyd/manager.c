@@ -33,13 +33,80 @@ Subject *manager_find_subject(Manager *m, const char *key) {
         return key ? g_hash_table_lookup(m->subjects, key) : NULL;
 }
 
+static int on_record_retry(sd_event_source *source, uint64_t usec, void *userdata) {
+        Subject *s = userdata;
+        (void) source;
+        (void) usec;
+        log_unit_debug(subject_name(s), "Trying again to record and make the changes");
+        manager_apply_subject(s->manager, s);
+        return 0;
+}
+
+/* A pass whose records failed is made again later (apply.c says when). */
+static void arm_record_retry(Manager *m, Subject *s) {
+        int r;
+
+        if (s->record_retry_at == 0) {
+                if (s->record_retry)
+                        (void) sd_event_source_set_enabled(s->record_retry, SD_EVENT_OFF);
+                return;
+        }
+        if (s->record_retry) {
+                r = sd_event_source_set_time(s->record_retry, s->record_retry_at);
+                if (r >= 0)
+                        r = sd_event_source_set_enabled(s->record_retry, SD_EVENT_ONESHOT);
+        } else
+                r = sd_event_add_time(m->event, &s->record_retry, CLOCK_MONOTONIC, s->record_retry_at, 0,
+                                      on_record_retry, s);
+        if (r < 0)
+                log_unit_warning_errno(subject_name(s), r, "Failed to arm the retry: %m");
+}
+
+/* The one place a subject is applied, and the one place that tells who
+ * must hear of it: the watchers, the bus, and systemd-watch for what to
+ * read again. */
+void manager_apply_subject_gathered(Manager *m, Subject *s, CandidateData *gathered, CgroupHandle *cgroup) {
+        _cleanup_(apply_outcome_clear) ApplyOutcome o = {};
+        int record_error_before = s->record_error;
+        bool was_member = s->memberships && s->memberships->len > 0;
+
+        subject_apply(s, gathered, cgroup, manager_link_of(m, s), &o);
+
+        if (o.forgotten) {
+                process_watch_subject_gone(m->processes, subject_key(s));
+                attr_watch_subject_gone(m->attributes, subject_key(s));
+        }
+        if (o.resolved)
+                attr_watch_subject_applied(m->attributes, s, o.focus_deadline_usec, cgroup != NULL);
+        if (o.memberships_changed)
+                bus_api_emit_membership_changed(m, s, o.memberships_changed);
+        if (o.record_retry_set)
+                arm_record_retry(m, s);
+        if (o.applied)
+                process_watch_subject_applied(m->processes, s);
+        if (o.read == UNIT_PLAN_READ_UNIT)
+                manager_refresh_subject(s);
+        else if (o.read == UNIT_PLAN_READ_VALUES)
+                manager_read_unit_values(m, s, o.read_names);
+
+        /* Whichever way the pass ended. A move between groups (a focus
+         * change) leaves NMembers as it is. */
+        bool is_member = s->memberships && s->memberships->len > 0;
+        manager_properties_changed(m, (was_member != is_member ? MANAGER_PROPERTY_NMEMBERS : 0) |
+                                              (s->record_error != record_error_before ? MANAGER_PROPERTY_RECORDS : 0));
+}
+
+void manager_apply_subject(Manager *m, Subject *s) {
+        manager_apply_subject_gathered(m, s, NULL, NULL);
+}
+
 void manager_unit_snapshot(Manager *m, const char *unit, unsigned generation, UnitSnapshot *snap) {
         Subject *s = manager_find_subject(m, unit);
 
         if (!s || s->refresh_generation != generation)
                 return; /* forgotten, or refreshed again since */
         subject_take_snapshot(s, snap);
-        subject_apply(s);
+        manager_apply_subject(m, s);
         user_managers_unit_changed(m, s);
 }
 
@@ -58,7 +125,7 @@ void manager_unit_values(Manager *m, const char *unit, unsigned generation, GHas
                         g_hash_table_remove(s->unit_properties, k);
         }
         s->properties_stale = false;
-        subject_apply(s);
+        manager_apply_subject(m, s);
 }
 
 void manager_unit_properties_set(Manager *m, const char *unit, GPtrArray *changes, bool undo,
@@ -242,7 +309,7 @@ bool manager_cgroup_attributes_changed(Manager *m, const char *key, bool deadlin
         log_unit_debug(subject_name(s), "%s of cgroup %s: resolving again",
                        deadline ? "InactiveFor= reached" : "Attributes changed", s->cgroup);
         /* What was just read is what the apply resolves with. */
-        subject_apply_gathered(s, &d, cgroup);
+        manager_apply_subject_gathered(m, s, &d, cgroup);
         candidate_data_clear(&d);
         return true;
 }
@@ -290,7 +357,7 @@ static void resolve_all(Manager *m, bool read_units) {
                         manager_refresh_subject(s);
                 else {
                         s->properties_stale = s->unit != NULL;
-                        subject_apply(s);
+                        manager_apply_subject(m, s);
                 }
         }
 }
@@ -950,7 +1017,7 @@ static void announce_ready(Manager *m) {
         g_hash_table_iter_init(&it, m->assignments);
         while (g_hash_table_iter_next(&it, &key, NULL))
                 if (((const char *) key)[0] == '/' && !manager_find_subject(m, key))
-                        subject_apply(subject_new(m, NULL, key));
+                        manager_apply_subject(m, subject_new(m, NULL, key));
 
         manager_update_rescan_timer(m);
         m->started = true;

@@ -45,6 +45,8 @@ typedef struct ProcessWatch ProcessWatch;
 typedef struct ExecWatch ExecWatch;
 typedef struct AttrWatch AttrWatch;
 typedef struct SystemdLink SystemdLink;
+typedef struct CandidateData CandidateData;
+typedef struct CgroupHandle CgroupHandle;
 
 #define POLICYD_STATE_DIR "/run/policyd"
 
@@ -156,6 +158,14 @@ bool manager_cgroup_attributes_changed(Manager *m, const char *key, bool deadlin
 /* Writes the records the intent log holds to their files, and empties it
  * (subject.c; at a moment after the last line, and at exit). */
 void manager_checkpoint_records(Manager *m);
+
+/* Applies s (apply.c: gather, resolve, plan, write), then tells the
+ * watchers, the bus and systemd-watch what the pass changed: every apply
+ * goes through here. */
+void manager_apply_subject(Manager *m, Subject *s);
+/* The same, with what gather_attributes() read already (the caller clears
+ * it) and the cgroup opened through the watched parent (borrowed), or NULL. */
+void manager_apply_subject_gathered(Manager *m, Subject *s, CandidateData *gathered, CgroupHandle *cgroup);
 
 Subject *manager_find_subject(Manager *m, const char *key);
 /* The subject whose cgroup this is, or NULL. */

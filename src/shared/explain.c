@@ -211,3 +211,61 @@ GPtrArray *explain_rows(const Resolution *res, const CgroupPlan *plan, const cha
         }
         return rows;
 }
+
+static ExplainRow *property_row(GPtrArray *rows, const char *property) {
+        g_autofree char *suffix = g_strdup_printf("(%s)", property);
+
+        for (guint i = 0; i < rows->len; i++) {
+                ExplainRow *row = g_ptr_array_index(rows, i);
+                if (row->backend == BACKEND_SYSTEMD_PROPERTY && (streq(row->name, property) || g_str_has_suffix(row->name, suffix)))
+                        return row;
+        }
+        return NULL;
+}
+
+static void row_add_note(ExplainRow *row, const char *note) {
+        char *joined = isempty(row->note) ? g_strdup(note) : g_strconcat(row->note, "; ", note, NULL);
+        g_free(row->note);
+        row->note = joined;
+}
+
+static void add_property_row(GPtrArray *rows, const char *property, const char *requested, const char *effective,
+                             const char *note) {
+        ExplainRow *row = g_new0(ExplainRow, 1);
+        row->name = g_strdup(property);
+        row->requested = g_strdup(requested);
+        row->effective = g_strdup(effective);
+        row->backend = BACKEND_SYSTEMD_PROPERTY;
+        row->where = g_strdup("");
+        row->note = g_strdup(note);
+        g_ptr_array_add(rows, row);
+}
+
+void explain_add_unit_plan(GPtrArray *rows, const UnitPlan *up) {
+        if (!up)
+                return;
+        for (guint i = 0; i < up->syncs->len; i++) {
+                const UnitPlanSync *x = g_ptr_array_index(up->syncs, i);
+                ExplainRow *row = x->relied ? property_row(rows, x->property) : NULL;
+                if (row)
+                        row_add_note(row, "systemd has this value already (the unit's files, or policyd-generator's "
+                                          "drop-in): policyd sets nothing, and keeps the kernel file in line");
+        }
+        for (guint i = 0; i < up->records->len; i++) {
+                const UnitPlanRecordStep *x = g_ptr_array_index(up->records, i);
+                if (x->verdict == UNIT_PLAN_RECORD_RESTORE || x->verdict == UNIT_PLAN_RECORD_WOULD_RESTORE)
+                        add_property_row(rows, x->property, x->previous, x->current,
+                                         x->verdict == UNIT_PLAN_RECORD_RESTORE
+                                                 ? "no group sets it now: policyd restores the value from before it set it"
+                                                 : "no group sets it now: policyd would restore the value from before "
+                                                   "it set it (dry run)");
+        }
+        for (guint i = 0; i < up->stale_restores->len; i++) {
+                const UnitPlanStaleRestore *x = g_ptr_array_index(up->stale_restores, i);
+                add_property_row(rows, x->property, x->admin, x->current,
+                                 x->would ? "policyd-generator's drop-in has it for a group the unit no longer has: "
+                                            "policyd would restore the unit files' value at runtime (dry run)"
+                                          : "policyd-generator's drop-in has it for a group the unit no longer has: "
+                                            "policyd restores the unit files' value at runtime");
+        }
+}

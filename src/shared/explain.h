@@ -11,6 +11,7 @@
 
 #include "cgroup-plan.h"
 #include "resolve.h"
+#include "unit-plan.h"
 
 /* The value of an xattr (BACKEND_XATTR) or a knob file (BACKEND_CGROUP_FILE)
  * of cgroup, stripped; NULL when it cannot be read or is absent. */
@@ -31,6 +32,11 @@ typedef struct ExplainRow {
  * ran policyd-generator). */
 GPtrArray *explain_rows(const Resolution *res, const CgroupPlan *plan, const char *cgroup, bool exec_time_stale,
                         ExplainReadFunc read, void *userdata);
+
+/* What the unit plan (subject_unit_plan()) does beyond the plan's rows:
+ * a note on each property systemd has already, whose kernel file policyd
+ * keeps in line, and a row for each value it restores. up NULL: nothing. */
+void explain_add_unit_plan(GPtrArray *rows, const UnitPlan *up);
 
 /* The knob file that shows what item achieved, and the value the plan wants
  * there in the kernel's spelling; NULL when no file shows it. */

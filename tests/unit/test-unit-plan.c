@@ -2,8 +2,10 @@
 /* What policyd does with a unit's systemd properties (unit-plan.c): a row
  * per case that apply.c executes. */
 #include <errno.h>
+#include <string.h>
 #include <glib.h>
 
+#include "explain.h"
 #include "unit-file.h"
 #include "unit-plan.h"
 
@@ -290,6 +292,43 @@ static void test_rows(void) {
         }
 }
 
+/* Explain shows what the unit plan does beyond the cgroup plan's rows. */
+static void test_explain_rows(void) {
+        g_autoptr(CgroupPlan) plan = parse_plan("MemorySwapMax=1073741824");
+        g_autoptr(GHashTable) current = parse_values("MemorySwapMax=1073741824 MemoryZSwapMax=4096");
+        g_autoptr(GPtrArray) records = parse_records("MemoryZSwapMax:infinity:4096");
+        g_autoptr(UnitPlan) p = NULL;
+        UnitPlanInput in = { .plan = plan, .properties = current, .records = records };
+        g_autoptr(GPtrArray) shown = g_ptr_array_new();
+        ExplainRow swap = { .name = (char *) "SwapMax (MemorySwapMax)", .backend = BACKEND_SYSTEMD_PROPERTY,
+                            .note = g_strdup("a reason") };
+
+        g_assert_cmpint(unit_plan_build(&in, &p), ==, 0);
+        g_ptr_array_add(shown, &swap);
+        explain_add_unit_plan(shown, p);
+        /* Relied on: systemd has the value, policyd keeps the file in line. */
+        g_assert_nonnull(strstr(swap.note, "a reason; systemd has this value already"));
+        /* The record's undo: a row of its own. */
+        g_assert_cmpuint(shown->len, ==, 2);
+        ExplainRow *restore = g_ptr_array_index(shown, 1);
+        g_assert_cmpstr(restore->name, ==, "MemoryZSwapMax");
+        g_assert_cmpstr(restore->requested, ==, "infinity");
+        g_assert_cmpstr(restore->effective, ==, "4096");
+        g_assert_nonnull(strstr(restore->note, "restores the value from before"));
+        explain_add_unit_plan(shown, NULL); /* no unit: nothing */
+        g_assert_cmpuint(shown->len, ==, 2);
+        g_free(swap.note);
+        for (guint i = 1; i < shown->len; i++) {
+                ExplainRow *row = g_ptr_array_index(shown, i);
+                g_free(row->name);
+                g_free(row->requested);
+                g_free(row->effective);
+                g_free(row->where);
+                g_free(row->note);
+                g_free(row);
+        }
+}
+
 static void test_sets_property(void) {
         g_autoptr(CgroupPlan) plan = parse_plan("MemorySwapMax=1 @memory.high=2");
 
@@ -380,6 +419,7 @@ int main(int argc, char *argv[]) {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/unit-plan/rows", test_rows);
         g_test_add_func("/unit-plan/sets-property", test_sets_property);
+        g_test_add_func("/unit-plan/explain-rows", test_explain_rows);
         g_test_add_func("/unit-plan/classify", test_classify);
         g_test_add_func("/unit-plan/invalid", test_invalid);
         return g_test_run();
