@@ -14,7 +14,6 @@
 #include "manager.h"
 #include "proc-connector.h"
 #include "process-plan.h"
-#include "process-watch.h"
 #include "util.h"
 
 #ifndef NETLINK_CONNECTOR
@@ -230,7 +229,7 @@ static void on_exec(ExecWatch *x, pid_t pid) {
                         log_debug_errno(k, "Exec of PID %d: cannot read its cgroup: %m", (int) pid);
                 return; /* gone already: nothing to set */
         }
-        if (!process_watch_exec_matters(x->manager->processes, cgroup))
+        if (!manager_exec_matters(x->manager, cgroup))
                 return;
         (void) sd_event_now(x->manager->event, CLOCK_MONOTONIC, &now);
         exec_settle_add(x->settling, pid, now);
@@ -253,7 +252,7 @@ static int on_settled(sd_event_source *source, uint64_t usec, void *userdata) {
                 /* Again: it may have moved since. A PID taken by another
                  * process since is looked at as that process. */
                 if (read_cgroup(pid, buf, sizeof(buf), &cgroup) >= 0)
-                        process_watch_process_exec(x->manager->processes, pid, cgroup);
+                        manager_process_exec(x->manager, pid, cgroup);
         }
         arm_settle_timer(x);
         return 0;
@@ -266,7 +265,7 @@ static void on_lost(ExecWatch *x) {
                            "watched cgroup again. Later overflows do the same, without this message.");
                 x->lost_logged = true;
         }
-        process_watch_rescan(x->manager->processes);
+        manager_exec_events_lost(x->manager);
 }
 
 static int on_readable(sd_event_source *source, int fd, uint32_t revents, void *userdata) {

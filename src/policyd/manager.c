@@ -795,6 +795,34 @@ static int on_revert_poll(sd_event_source *source, uint64_t usec, void *userdata
         return 0;
 }
 
+/* ---- between the watchers: each tells the manager, which tells the one
+ * whose business it is ---- */
+
+bool manager_exec_matters(Manager *m, const char *cgroup) {
+        return process_watch_exec_matters(m->processes, cgroup);
+}
+
+void manager_process_exec(Manager *m, pid_t pid, const char *cgroup) {
+        process_watch_process_exec(m->processes, pid, cgroup);
+}
+
+void manager_exec_events_lost(Manager *m) {
+        process_watch_rescan(m->processes);
+}
+
+void manager_startup_converged(Manager *m) {
+        process_watch_startup_converged(m->processes);
+}
+
+int manager_check_unit(Manager *m, const char *unit) {
+        return m->bus ? systemd_check_unit(m->system, unit) : -ENOTCONN;
+}
+
+void manager_unit_checked(Manager *m, const char *unit, const char *object_path, const char *load_state,
+                          const sd_bus_error *error) {
+        sweep_unit_checked(m, unit, object_path, load_state, error);
+}
+
 void manager_call_finished(Manager *m) {
         if (m->pending_calls > 0)
                 m->pending_calls--;

@@ -198,5 +198,18 @@ void manager_units_listed(SystemdLink *l, GHashTable *listed);
 /* A unit refresh ended (replied, failed or superseded): start the next. */
 void manager_refresh_finished(SystemdLink *l);
 
+/* Between the watchers, through the manager (no watcher calls another):
+ * exec-watch.c asks whether an exec in cgroup matters, and hands over one
+ * that settled, or says that it lost events; sweep.c says that startup
+ * converged, and asks systemd about a unit, whose answer systemd-watch.c
+ * hands back. */
+bool manager_exec_matters(Manager *m, const char *cgroup);
+void manager_process_exec(Manager *m, pid_t pid, const char *cgroup);
+void manager_exec_events_lost(Manager *m);
+void manager_startup_converged(Manager *m);
+int manager_check_unit(Manager *m, const char *unit);
+void manager_unit_checked(Manager *m, const char *unit, const char *object_path, const char *load_state,
+                          const sd_bus_error *error);
+
 void manager_call_started(Manager *m);
 void manager_call_finished(Manager *m);

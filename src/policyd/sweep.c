@@ -4,7 +4,6 @@
 #include "apply.h"
 #include "log.h"
 #include "manager.h"
-#include "process-watch.h"
 #include "state-store.h"
 #include "sweep.h"
 #include "target-argument.h"
@@ -187,7 +186,7 @@ static void pump_checks(Manager *m) {
                 /* Started meanwhile (JobRemoved): the subject holds its records. */
                 if (manager_find_subject(m, unit))
                         continue;
-                r = m->bus ? systemd_check_unit(m->system, unit) : -ENOTCONN;
+                r = manager_check_unit(m, unit);
                 if (r < 0) {
                         log_unit_warning_errno(unit, r,
                                                "Failed to ask systemd about the unit, leaving its property records in place: %m");
@@ -282,7 +281,7 @@ void sweep_start_if_due(Manager *m) {
             !g_queue_is_empty(m->system->refresh_queue))
                 return;
         m->sweep.due = false;
-        process_watch_startup_converged(m->processes);
+        manager_startup_converged(m);
         sweep_records(m);
 }
 

@@ -8,7 +8,6 @@
 #include "log.h"
 #include "message-ids.h"
 #include "policy-values.h"
-#include "sweep.h"
 #include "systemd-watch.h"
 #include "util.h"
 
@@ -445,17 +444,17 @@ static int on_unit_load_state(sd_bus_message *reply, void *userdata, sd_bus_erro
         int r;
 
         if (sd_bus_message_is_method_error(reply, NULL)) {
-                sweep_unit_checked(c->manager, c->key, NULL, NULL, sd_bus_message_get_error(reply));
+                manager_unit_checked(c->manager, c->key, NULL, NULL, sd_bus_message_get_error(reply));
                 return 0;
         }
         r = read_variant_as_string(reply, &load_state);
         if (r < 0 || !load_state) {
                 _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
                 sd_bus_error_set_errnof(&e, r < 0 ? -r : EBADMSG, "Failed to parse LoadState: %m");
-                sweep_unit_checked(c->manager, c->key, NULL, NULL, &e);
+                manager_unit_checked(c->manager, c->key, NULL, NULL, &e);
                 return 0;
         }
-        sweep_unit_checked(c->manager, c->key, c->object_path, load_state, NULL);
+        manager_unit_checked(c->manager, c->key, c->object_path, load_state, NULL);
         return 0;
 }
 
@@ -466,7 +465,7 @@ static int on_unit_loaded(sd_bus_message *reply, void *userdata, sd_bus_error *r
         int r;
 
         if (sd_bus_message_is_method_error(reply, NULL)) {
-                sweep_unit_checked(m, c->key, NULL, NULL, sd_bus_message_get_error(reply));
+                manager_unit_checked(m, c->key, NULL, NULL, sd_bus_message_get_error(reply));
                 return 0;
         }
         r = sd_bus_message_read(reply, "o", &path);
@@ -481,7 +480,7 @@ static int on_unit_loaded(sd_bus_message *reply, void *userdata, sd_bus_error *r
         if (r < 0) {
                 _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
                 sd_bus_error_set_errnof(&e, -r, "Failed to ask for LoadState: %m");
-                sweep_unit_checked(m, c->key, NULL, NULL, &e);
+                manager_unit_checked(m, c->key, NULL, NULL, &e);
         }
         return 0;
 }
