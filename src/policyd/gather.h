@@ -44,7 +44,9 @@ int subject_resolve_gathered(Subject *s, CandidateData *d, Resolution **ret, cha
 /* What a pass over the subject would do, planned from what gather read:
  * the resolution, the cgroup plan (cgroup_error: it could not be made, and
  * cgroup is NULL) and, for a unit, the unit plan (unit_error likewise).
- * apply.c executes it; Explain shows it. */
+ * Whether the inputs are fresh enough is the unit plan's read: anything but
+ * UNIT_PLAN_READ_NOTHING means systemd's values must be read first, and
+ * the plan made again. apply.c executes it; Explain shows it. */
 typedef struct SubjectPlan {
         Resolution *resolution;
         char *attributes_seen;  /* what the cgroup's attributes said (attr-watch.c compares) */

@@ -6,25 +6,36 @@
  * of what it wrote. Everything else borrows from it.
  *
  * A value flows one way through the files of this directory:
- *   systemd-watch.c  systemd's signals and replies → a UnitSnapshot, for
- *                    each SystemdLink: PID 1, and users' managers
- *   user-managers.c  a link for each running user@UID.service
- *   manager.c        the one way in (manager_unit_snapshot()), the refresh
- *                    queue, reloads, the bus connection
+ *   watchers         parse what they see into plain values and hand them
+ *                    to one manager entry point; they never call each other
+ *     systemd-watch.c  systemd's signals and replies → a UnitSnapshot, for
+ *                      each SystemdLink: PID 1, and users' managers
+ *     user-managers.c  a link for each running user@UID.service
+ *     attr-watch.c     changes of cgroup xattrs, for [Match] XAttr= and
+ *                      self-requests
+ *     exec-watch.c     exec events from the proc connector, for Executable=
+ *     process-watch.c  the processes of member cgroups: KSM= and NUMAPolicy=
+ *                      through the injector helper (inject-client.c)
+ *   manager.c        the entry points (manager_unit_snapshot(), ...), the
+ *                    refresh queue, reloads, the bus connection; and
+ *                    manager_apply_subject(), the one way to apply, which
+ *                    then tells the watchers, the bus and the refresh queue
+ *                    what the pass changed (apply.h's ApplyOutcome)
  *   subject.c        the cache: one Subject per unit or assigned cgroup
- *   gather.c         what matching needs, read from the cgroup and files
- *   (src/shared)     resolve.c and cgroup-plan.c, pure
- *   apply.c          cgroup writes, SetUnitProperties, undo
+ *   gather.c         what matching needs, read from the cgroup and files;
+ *                    subject_plan(): resolution, cgroup plan and unit plan,
+ *                    for apply and for Explain alike
+ *   (src/shared)     resolve.c, cgroup-plan.c, unit-plan.c, process-plan.c:
+ *                    pure, table-tested
+ *   apply.c          executes the plans: cgroup writes, SetUnitProperties,
+ *                    undo; tells no one, returns an outcome
  *   state-store.c    the records, written ahead of each change
  *   sweep.c          once at start: records of units and cgroups gone
  *                    while policyd was not running
- *   process-watch.c  the processes of member cgroups: KSM= and NUMAPolicy=
- *                    through the injector helper (inject-client.c)
- *   exec-watch.c     exec events from the proc connector, for Executable=
- *   attr-watch.c     changes of cgroup xattrs, for [Match] XAttr= and
- *                    self-requests
  * bus-api.c marshals our D-Bus interface; assign.c keeps runtime
- * assignments. */
+ * assignments. A new watcher goes with the watchers: it owns its event
+ * sources, hands what it saw to a manager entry point, and reaches
+ * another watcher only through a manager_*() function. */
 
 #include <glib.h>
 #include <stdbool.h>

@@ -244,6 +244,15 @@ static void add_property_row(GPtrArray *rows, const char *property, const char *
 void explain_add_unit_plan(GPtrArray *rows, const UnitPlan *up) {
         if (!up)
                 return;
+        if (up->read == UNIT_PLAN_READ_VALUES || up->read == UNIT_PLAN_READ_UNIT) {
+                /* Its lists are empty until systemd's values of now are in. */
+                g_autofree char *names = up->read_names ? g_strjoinv(", ", up->read_names) : NULL;
+                g_autofree char *note = g_strdup_printf("policyd reads %s from systemd again before it sets or "
+                                                        "restores any property",
+                                                        isempty(names) ? "the unit" : names);
+                add_property_row(rows, "unit properties", NULL, NULL, note);
+                return;
+        }
         for (guint i = 0; i < up->syncs->len; i++) {
                 const UnitPlanSync *x = g_ptr_array_index(up->syncs, i);
                 ExplainRow *row = x->relied ? property_row(rows, x->property) : NULL;

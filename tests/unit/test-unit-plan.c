@@ -317,6 +317,17 @@ static void test_explain_rows(void) {
         g_assert_nonnull(strstr(restore->note, "restores the value from before"));
         explain_add_unit_plan(shown, NULL); /* no unit: nothing */
         g_assert_cmpuint(shown->len, ==, 2);
+
+        /* Stale: one row that says what is read first. */
+        g_clear_pointer(&p, unit_plan_free);
+        in.flags = UNIT_PLAN_PROPERTIES_STALE;
+        g_assert_cmpint(unit_plan_build(&in, &p), ==, 0);
+        g_assert_cmpint(p->read, ==, UNIT_PLAN_READ_VALUES);
+        explain_add_unit_plan(shown, p);
+        g_assert_cmpuint(shown->len, ==, 3);
+        ExplainRow *stale = g_ptr_array_index(shown, 2);
+        g_assert_cmpstr(stale->name, ==, "unit properties");
+        g_assert_nonnull(strstr(stale->note, "reads MemorySwapMax, MemoryZSwapMax from systemd again"));
         g_free(swap.note);
         for (guint i = 1; i < shown->len; i++) {
                 ExplainRow *row = g_ptr_array_index(shown, i);
