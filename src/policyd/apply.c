@@ -319,7 +319,7 @@ static void remove_restating_dropin(Subject *s, const char *property, const char
 
 /* systemd answered a SetUnitProperties call (error NULL: it took it). s
  * is NULL when the subject went away meanwhile. */
-void subject_properties_set(Subject *s, const char *unit, GPtrArray *changes, bool undo, const sd_bus_error *error) {
+void apply_properties_answered(Subject *s, const char *unit, GPtrArray *changes, bool undo, const sd_bus_error *error) {
         if (error) {
                 g_autofree char *what = changes_to_string(changes, true);
                 log_context_id(MESSAGE_ID_WRITE_REFUSED, bus_error_is_vanished(error) ? LOG_DEBUG : LOG_WARNING, 0,
@@ -400,7 +400,7 @@ static bool knob_in_play(Backend backend, const char *target, void *userdata) {
         return k->s->record && cgroup_record_find(k->s->record, backend, target, &index) != NULL;
 }
 
-/* Executes the unit plan (unit-plan.h; subject_unit_plan() made it
+/* Executes the unit plan (unit-plan.h; gather_unit_plan() made it
  * against plan, or failed with r), in its order; or asks, in o, for what
  * to read from systemd first. */
 static void apply_systemd_properties(Subject *s, SystemdLink *link, const CgroupPlan *plan, UnitPlan *up, int r,
@@ -576,7 +576,7 @@ void apply_outcome_clear(ApplyOutcome *o) {
         *o = (ApplyOutcome) {};
 }
 
-void subject_apply(Subject *s, CandidateData *gathered, CgroupHandle *cgroup, SystemdLink *link, ApplyOutcome *o) {
+void apply_subject(Subject *s, CandidateData *gathered, CgroupHandle *cgroup, SystemdLink *link, ApplyOutcome *o) {
         Manager *m = s->manager;
         CandidateData own = {};
         _cleanup_(subject_plan_clear) SubjectPlan p = {};
@@ -600,7 +600,7 @@ void subject_apply(Subject *s, CandidateData *gathered, CgroupHandle *cgroup, Sy
                 if (m->revert && s->unit && s->property_records->len > 0) {
                         g_autoptr(CgroupPlan) none = cgroup_plan_new();
                         g_autoptr(UnitPlan) up = NULL;
-                        k = subject_unit_plan(s, none, &up);
+                        k = gather_unit_plan(s, none, &up);
                         apply_systemd_properties(s, link, none, up, k, false, o);
                 }
                 return;
@@ -610,7 +610,7 @@ void subject_apply(Subject *s, CandidateData *gathered, CgroupHandle *cgroup, Sy
                 return;
         }
 
-        k = subject_plan(s, gathered ? gathered : &own, &p);
+        k = gather_subject_plan(s, gathered ? gathered : &own, &p);
         candidate_data_clear(&own);
         if (k < 0) {
                 log_unit_warning_errno(who, k, "Failed to resolve policy groups: %m");

@@ -34,11 +34,11 @@ void apply_outcome_clear(ApplyOutcome *o);
  * NULL. cgroup: written through, opened through the watched parent
  * (attr_watch_cgroup(); borrowed), or NULL: walked to from the root. link:
  * the manager of s's unit (manager_link_of()), or NULL. */
-void subject_apply(Subject *s, CandidateData *gathered, CgroupHandle *cgroup, SystemdLink *link, ApplyOutcome *ret);
+void apply_subject(Subject *s, CandidateData *gathered, CgroupHandle *cgroup, SystemdLink *link, ApplyOutcome *ret);
 
 /* systemd answered a SetUnitProperties call (error NULL: it took it): log
  * it, and settle the records. s is NULL when the subject went away. */
-void subject_properties_set(Subject *s, const char *unit, GPtrArray *changes, bool undo, const sd_bus_error *error);
+void apply_properties_answered(Subject *s, const char *unit, GPtrArray *changes, bool undo, const sd_bus_error *error);
 
 /* For status: how many subjects wait for a record that could not be
  * written ahead (their changes not made), or that all were written. */

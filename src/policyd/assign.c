@@ -13,19 +13,6 @@
 #include "unit-lookup.h"
 #include "util.h"
 
-Subject *manager_find_subject_by_cgroup(Manager *m, const char *cgroup) {
-        GHashTableIter it;
-        gpointer value;
-
-        g_hash_table_iter_init(&it, m->subjects);
-        while (g_hash_table_iter_next(&it, NULL, &value)) {
-                Subject *s = value;
-                if (s->cgroup && streq(s->cgroup, cgroup))
-                        return s;
-        }
-        return NULL;
-}
-
 static int cgroup_of_pid(const char *pid_str, char **ret) {
         g_autofree char *path = g_strdup_printf("/proc/%s/cgroup", pid_str);
         g_autofree char *data = NULL;
@@ -44,7 +31,7 @@ static int cgroup_of_pid(const char *pid_str, char **ret) {
         return -ENOMEDIUM;
 }
 
-int manager_resolve_target_argument(Manager *m, const char *arg, char **ret_key, char **ret_cgroup) {
+int assign_resolve_target_argument(Manager *m, const char *arg, char **ret_key, char **ret_cgroup) {
         g_autofree char *cgroup = NULL;
         int kind = target_argument_classify(arg, NULL), r;
 
@@ -72,7 +59,7 @@ int manager_resolve_target_argument(Manager *m, const char *arg, char **ret_key,
         return 0;
 }
 
-int manager_cgroup_owner(Manager *m, const char *cgroup, uid_t *ret) {
+int assign_cgroup_owner(Manager *m, const char *cgroup, uid_t *ret) {
         g_autofree char *path = g_build_filename(m->cgroup_root, cgroup, NULL);
         struct stat st;
 
@@ -102,7 +89,7 @@ static bool next_system_unit(void *iter, const char **ret_unit, const char **ret
         return false;
 }
 
-DelegationPlace manager_delegation_place(Manager *m, const char *path, const char **ret_unit) {
+DelegationPlace assign_delegation_place(Manager *m, const char *path, const char **ret_unit) {
         GHashTableIter it;
 
         g_hash_table_iter_init(&it, m->subjects);
@@ -166,11 +153,11 @@ static bool table_has(GHashTable *table, const char *key, const char *group, uid
         return false;
 }
 
-bool manager_has_runtime_entry(Manager *m, const char *key, const char *group, uid_t uid) {
+bool assign_has_runtime_entry(Manager *m, const char *key, const char *group, uid_t uid) {
         return table_has(m->assignments, key, group, uid) || table_has(m->exclusions, key, group, uid);
 }
 
-unsigned manager_count_runtime_entries(Manager *m, uid_t uid) {
+unsigned assign_count_runtime_entries(Manager *m, uid_t uid) {
         return count_entries(m->assignments, uid) + count_entries(m->exclusions, uid);
 }
 
@@ -187,7 +174,7 @@ static bool table_remove(GHashTable *table, const char *key, const char *group) 
 }
 
 
-int manager_assign(Manager *m, const char *key, const char *group, bool assign, uid_t uid) {
+int assign_set(Manager *m, const char *key, const char *group, bool assign, uid_t uid) {
         Subject *s;
         int r;
 

@@ -126,7 +126,7 @@ static char *membership_source_describe(Manager *m, const Subject *s, const Memb
 
         if (mb->source != MEMBERSHIP_RUNTIME)
                 return g_strdup(source);
-        bool owner_known = s->cgroup && manager_cgroup_owner(m, s->cgroup, &owner) >= 0;
+        bool owner_known = s->cgroup && assign_cgroup_owner(m, s->cgroup, &owner) >= 0;
         g_autoptr(GPtrArray) entries = runtime_assignments_for(m->assignments, s, owner_known, owner);
         for (guint i = 0; i + 1 < entries->len; i++) {
                 const RuntimeAssignment *a = g_ptr_array_index(entries, i);
@@ -185,7 +185,7 @@ static int method_list_members(sd_bus_message *msg, void *userdata, sd_bus_error
  * names the argument. */
 static int resolve_target_argument(Manager *m, const char *arg, char **ret_key, char **ret_cgroup,
                                    sd_bus_error *error) {
-        int r = manager_resolve_target_argument(m, arg, ret_key, ret_cgroup);
+        int r = assign_resolve_target_argument(m, arg, ret_key, ret_cgroup);
         if (r == -ESRCH)
                 return sd_bus_error_setf(error, POLICYD_ERROR_NO_SUCH_TARGET, "No process %s.", arg);
         if (r < 0)
@@ -248,7 +248,7 @@ static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *err
         /* Planned again with what is known now, by the function the apply
          * uses: policyd keeps no knobs. */
         CandidateData d = {};
-        r = subject_plan(s, &d, &p);
+        r = gather_subject_plan(s, &d, &p);
         candidate_data_clear(&d);
         if (r < 0)
                 return sd_bus_error_set_errnof(error, r, "Failed to resolve the groups of %s: %m", arg);
@@ -539,7 +539,7 @@ static int method_assign_common(sd_bus_message *msg, Manager *m, sd_bus_error *e
 
         if (assign && !g)
                 return sd_bus_error_setf(error, POLICYD_ERROR_NO_SUCH_GROUP, "No policy group '%s' is loaded.", group);
-        r = manager_resolve_target_argument(m, arg, &key, &cgroup);
+        r = assign_resolve_target_argument(m, arg, &key, &cgroup);
         if (r == -ESRCH)
                 return sd_bus_error_setf(error, POLICYD_ERROR_NO_SUCH_TARGET, "No process %s.", arg);
         if (r < 0)
@@ -550,7 +550,7 @@ static int method_assign_common(sd_bus_message *msg, Manager *m, sd_bus_error *e
                 if (req.target_kind == TARGET_ARGUMENT_USER_UNIT)
                         req.owner_known = target_argument_user_unit(arg, &req.owner, NULL) >= 0;
                 else if (cgroup)
-                        req.owner_known = manager_cgroup_owner(m, cgroup, &req.owner) >= 0;
+                        req.owner_known = assign_cgroup_owner(m, cgroup, &req.owner) >= 0;
                 /* A user@UID/ unit that is not running has no cgroup yet:
                  * where it will be is checked when it applies. */
                 /* A unit of the user's manager whose cgroup policyd refused
@@ -561,7 +561,7 @@ static int method_assign_common(sd_bus_message *msg, Manager *m, sd_bus_error *e
                         const Subject *s = manager_find_subject(m, key);
                         place_cgroup = s ? s->cgroup_refused : NULL;
                 }
-                req.place = place_cgroup ? (int) manager_delegation_place(m, place_cgroup, &req.place_unit) : -1;
+                req.place = place_cgroup ? (int) assign_delegation_place(m, place_cgroup, &req.place_unit) : -1;
                 v = self_assign_check(&req);
                 /* A cgroup the user assigned and then removed has no owner
                  * left, and one assigned before the delegation root was
@@ -570,7 +570,7 @@ static int method_assign_common(sd_bus_message *msg, Manager *m, sd_bus_error *e
                  * their limit until the next boot. */
                 if ((v == SELF_ASSIGN_NO_CGROUP || v == SELF_ASSIGN_DELEGATION_ROOT ||
                      v == SELF_ASSIGN_NOT_DELEGATED) &&
-                    !assign && manager_has_runtime_entry(m, key, group, uid))
+                    !assign && assign_has_runtime_entry(m, key, group, uid))
                         v = SELF_ASSIGN_ALLOWED;
                 if (v != SELF_ASSIGN_ALLOWED)
                         return refuse_or_ask(v, &req, assign, arg, cgroup, group, msg, m, pk, error);
@@ -583,7 +583,7 @@ static int method_assign_common(sd_bus_message *msg, Manager *m, sd_bus_error *e
                                                  "%s: no systemd of uid %" PRIu32 " runs; a user assigns the units "
                                                  "of their own systemd while it runs.",
                                                  arg, (uint32_t) req.owner);
-                if (assign && manager_count_runtime_entries(m, uid) >= SELF_ASSIGN_MAX_ENTRIES)
+                if (assign && assign_count_runtime_entries(m, uid) >= SELF_ASSIGN_MAX_ENTRIES)
                         return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
                                                  "Cannot assign %s to group '%s': uid %" PRIu32
                                                  " holds %u runtime assignments already, the most a user may. "
@@ -596,7 +596,7 @@ static int method_assign_common(sd_bus_message *msg, Manager *m, sd_bus_error *e
         r = take_write_token(m, uid, assign ? "Assign" : "Unassign", error);
         if (r < 0)
                 return r;
-        r = manager_assign(m, key, group, assign, uid);
+        r = assign_set(m, key, group, assign, uid);
         if (r == -ENXIO)
                 return sd_bus_error_setf(error, POLICYD_ERROR_NO_SUCH_TARGET, "No cgroup %s.", key);
         if (r == -ENOENT)

@@ -225,22 +225,15 @@ PlanFlags gather_plan_flags(Subject *s) {
         return flags | (g_strv_contains((const char *const *) names, "cpuset") ? 0 : PLAN_NO_CPUSET);
 }
 
-int subject_resolve_gathered(Subject *s, CandidateData *d, Resolution **ret, char **ret_attributes_seen) {
+/* Gathers, then resolves: the groups and desired state now, and what the
+ * cgroup's attributes said. */
+static int gather_resolve(Subject *s, CandidateData *d, Resolution **ret, char **ret_attributes_seen) {
         int r;
 
         gather_candidate(s, d);
         r = resolve_candidate(s->manager->policies, &d->c, ret);
         if (r >= 0 && ret_attributes_seen)
                 *ret_attributes_seen = TAKE_PTR(d->attributes_seen);
-        return r;
-}
-
-int subject_resolve(Subject *s, Resolution **ret, char **ret_attributes_seen) {
-        CandidateData d = {};
-        int r;
-
-        r = subject_resolve_gathered(s, &d, ret, ret_attributes_seen);
-        candidate_data_clear(&d);
         return r;
 }
 
@@ -265,7 +258,7 @@ static GHashTable *read_admin_values(const Subject *s, char *const *names) {
         return admin;
 }
 
-int subject_unit_plan(Subject *s, const CgroupPlan *plan, UnitPlan **ret) {
+int gather_unit_plan(Subject *s, const CgroupPlan *plan, UnitPlan **ret) {
         g_autoptr(GHashTable) admin = NULL;
         g_autoptr(UnitPlan) up = NULL;
         UnitPlanInput in = {
@@ -301,18 +294,18 @@ void subject_plan_clear(SubjectPlan *p) {
         *p = (SubjectPlan) {};
 }
 
-int subject_plan(Subject *s, CandidateData *d, SubjectPlan *ret) {
+int gather_subject_plan(Subject *s, CandidateData *d, SubjectPlan *ret) {
         _cleanup_(subject_plan_clear) SubjectPlan p = {};
         int r;
 
         assert(ret);
-        r = subject_resolve_gathered(s, d, &p.resolution, &p.attributes_seen);
+        r = gather_resolve(s, d, &p.resolution, &p.attributes_seen);
         if (r < 0)
                 return r;
         p.flags = gather_plan_flags(s);
         p.cgroup_error = cgroup_plan_build(p.resolution, s->manager->facts, p.flags, &p.cgroup);
         if (p.cgroup_error >= 0 && s->unit)
-                p.unit_error = subject_unit_plan(s, p.cgroup, &p.unit);
+                p.unit_error = gather_unit_plan(s, p.cgroup, &p.unit);
         *ret = p;
         p = (SubjectPlan) {};
         return 0;

@@ -34,13 +34,6 @@ void candidate_data_clear(CandidateData *d);
  * cgroup.controllers; unreadable counts as having it). */
 PlanFlags gather_plan_flags(Subject *s);
 
-/* Gathers, then resolves: the subject's groups and desired state now, and
- * (ret_attributes_seen not NULL) what its cgroup's attributes said. */
-int subject_resolve(Subject *s, Resolution **ret, char **ret_attributes_seen);
-/* The same, with d empty or holding what gather_attributes() read (then not
- * read again); the caller clears d. */
-int subject_resolve_gathered(Subject *s, CandidateData *d, Resolution **ret, char **ret_attributes_seen);
-
 /* What a pass over the subject would do, planned from what gather read:
  * the resolution, the cgroup plan (cgroup_error: it could not be made, and
  * cgroup is NULL) and, for a unit, the unit plan (unit_error likewise).
@@ -58,9 +51,10 @@ typedef struct SubjectPlan {
 } SubjectPlan;
 
 void subject_plan_clear(SubjectPlan *p);
-/* Gathers what d lacks, resolves and plans. Fails only when it cannot
- * resolve; d as subject_resolve_gathered()'s. */
-int subject_plan(Subject *s, CandidateData *d, SubjectPlan *ret);
+/* Gathers what d lacks (d empty, or holding what gather_attributes() read,
+ * then not read again; the caller clears it), resolves and plans. Fails
+ * only when it cannot resolve. */
+int gather_subject_plan(Subject *s, CandidateData *d, SubjectPlan *ret);
 /* The unit plan of s's unit against plan, with the administrator's values
  * read from the unit's files when the plan asks for them (UNIT_PLAN_READ_ADMIN). */
-int subject_unit_plan(Subject *s, const CgroupPlan *plan, UnitPlan **ret);
+int gather_unit_plan(Subject *s, const CgroupPlan *plan, UnitPlan **ret);

@@ -33,6 +33,19 @@ Subject *manager_find_subject(Manager *m, const char *key) {
         return key ? g_hash_table_lookup(m->subjects, key) : NULL;
 }
 
+Subject *manager_find_subject_by_cgroup(Manager *m, const char *cgroup) {
+        GHashTableIter it;
+        gpointer value;
+
+        g_hash_table_iter_init(&it, m->subjects);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                Subject *s = value;
+                if (s->cgroup && streq(s->cgroup, cgroup))
+                        return s;
+        }
+        return NULL;
+}
+
 static int on_record_retry(sd_event_source *source, uint64_t usec, void *userdata) {
         Subject *s = userdata;
         (void) source;
@@ -70,7 +83,7 @@ void manager_apply_subject_gathered(Manager *m, Subject *s, CandidateData *gathe
         int record_error_before = s->record_error;
         bool was_member = s->memberships && s->memberships->len > 0;
 
-        subject_apply(s, gathered, cgroup, manager_link_of(m, s), &o);
+        apply_subject(s, gathered, cgroup, manager_link_of(m, s), &o);
 
         if (o.forgotten) {
                 process_watch_subject_gone(m->processes, subject_key(s));
@@ -130,7 +143,7 @@ void manager_unit_values(Manager *m, const char *unit, unsigned generation, GHas
 
 void manager_unit_properties_set(Manager *m, const char *unit, GPtrArray *changes, bool undo,
                                  const sd_bus_error *error) {
-        subject_properties_set(manager_find_subject(m, unit), unit, changes, undo, error);
+        apply_properties_answered(manager_find_subject(m, unit), unit, changes, undo, error);
 }
 
 /* dbus-daemon allows 128 pending replies per connection by default: a

@@ -23,8 +23,8 @@
  *                    what the pass changed (apply.h's ApplyOutcome)
  *   subject.c        the cache: one Subject per unit or assigned cgroup
  *   gather.c         what matching needs, read from the cgroup and files;
- *                    subject_plan(): resolution, cgroup plan and unit plan,
- *                    for apply and for Explain alike
+ *                    gather_subject_plan(): the resolution, the cgroup plan
+ *                    and the unit plan, for apply and for Explain alike
  *   (src/shared)     resolve.c, cgroup-plan.c, unit-plan.c, process-plan.c:
  *                    pure, table-tested
  *   apply.c          executes the plans: cgroup writes, SetUnitProperties,

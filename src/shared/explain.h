@@ -33,7 +33,7 @@ typedef struct ExplainRow {
 GPtrArray *explain_rows(const Resolution *res, const CgroupPlan *plan, const char *cgroup, bool exec_time_stale,
                         ExplainReadFunc read, void *userdata);
 
-/* What the unit plan (subject_unit_plan()) does beyond the plan's rows:
+/* What the unit plan (unit-plan.h) does beyond the cgroup plan's rows:
  * a note on each property systemd has already, whose kernel file policyd
  * keeps in line, and a row for each value it restores. up NULL: nothing. */
 void explain_add_unit_plan(GPtrArray *rows, const UnitPlan *up);
