@@ -21,7 +21,10 @@
  *                with migrate_pages (no group needs KSM= for that)
  *
  * One ProcessRecord per process policyd looked at, keyed by PID and start
- * time (PID reuse), for explain and status, and for undo. */
+ * time (PID reuse), for explain and status, and for undo.
+ *
+ * This is the interface; process-watch-internal.h lists the files, one a
+ * job, that implement it. */
 
 #include <glib.h>
 #include <stdbool.h>
