@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <sys/syscall.h>
@@ -223,6 +224,7 @@ static void on_call_done(InjectCall *call, const InjectReply *reply, int error, 
                         r = value;
                         break;
                 }
+        assert(w->calls_in_flight > 0);
         w->calls_in_flight--;
         manager_call_finished(w->manager);
         if (!r) { /* cannot happen: a record frees its call */
@@ -276,6 +278,7 @@ static int start_call(ProcessWatch *w, ProcessRecord *r) {
         uint64_t t;
         int k;
 
+        assert(!r->call); /* start_next_calls() skips a record with a call */
         r->pidfd = (int) syscall(SYS_pidfd_open, r->pid, 0);
         if (r->pidfd < 0)
                 return -errno;

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/inotify.h>
@@ -103,6 +104,7 @@ static WatchedCgroup *add_watch(ProcessWatch *w, int dir_fd, const char *cgroup,
 static void add_below(ProcessWatch *w, WatchedCgroup *owner, int dir_fd, const char *cgroup, bool directory) {
         WatchedCgroup *b;
 
+        assert(owner->main && owner->below);
         if (owner->below->len >= BELOW_WATCHES_MAX) {
                 log_debug("%s: more than %u cgroups below; moves into the others are seen at the next scan.",
                           owner->subject, BELOW_WATCHES_MAX);

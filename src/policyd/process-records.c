@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
 #include <errno.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -97,6 +98,7 @@ void process_record_forget(ProcessWatch *w, ProcessRecord *r) {
         bool held = process_record_holds_something(r) || (r->call && !r->call_is_query);
 
         if (r->call) { /* freed with the record, unanswered */
+                assert(w->calls_in_flight > 0);
                 w->calls_in_flight--;
                 manager_call_finished(w->manager);
         }
