@@ -11,6 +11,7 @@
 #include "bus-util.h"
 #include "conf-parse.h"
 #include "apply.h"
+#include "exec-watch.h"
 #include "explain.h"
 #include "gather.h"
 #include "json-writer.h"
@@ -798,7 +799,8 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
                 return sd_bus_message_append(reply, "u", n);
         }
         if (streq(property, "Processes")) {
-                g_autofree char *text = process_watch_describe(m->processes);
+                g_autofree char *execs = exec_watch_describe(m->exec_events);
+                g_autofree char *text = process_watch_describe(m->processes, execs);
                 return sd_bus_message_append(reply, "s", text);
         }
         if (streq(property, "Attributes")) {

@@ -5,13 +5,13 @@
  * layer: a process of a member cgroup that runs another executable may
  * now match a group's Executable=, or no longer match it. Nothing else
  * needs them: KSM and the mempolicy are inherited across fork and exec,
- * and moves are noticed with inotify (process-watch.c).
+ * and moves are noticed with inotify (process-notice.c).
  *
  * The socket is open only while some loaded group with ApplyToRunning=yes
  * limits KSM= or NUMAPolicy= with Executable=: a connector listener wakes
  * at every exec on the machine. On Linux 6.6+ the kernel filters by event
  * type, so only execs come; before, every event comes and only EXEC is
- * read. Per exec, one read of /proc/PID/cgroup; process-watch.c does the
+ * read. Per exec, one read of /proc/PID/cgroup; the process layer does the
  * rest, for member cgroups only. */
 
 #include <stdbool.h>

@@ -14,8 +14,10 @@
  *     attr-watch.c     changes of cgroup xattrs, for [Match] XAttr= and
  *                      self-requests
  *     exec-watch.c     exec events from the proc connector, for Executable=
- *     process-watch.c  the processes of member cgroups: KSM= and NUMAPolicy=
- *                      through the injector helper (inject-client.c)
+ *     process-*.c      the processes of member cgroups: KSM= and NUMAPolicy=
+ *                      through the injector helper (inject-client.c);
+ *                      process-watch.h is its interface, and
+ *                      process-watch-internal.h lists its files by job
  *   manager.c        the entry points (manager_unit_snapshot(), ...), the
  *                    refresh queue, reloads, the bus connection; and
  *                    manager_apply_subject(), the one way to apply, which

@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "exec-watch.h"
 #include "log.h"
 #include "manager.h"
 #include "process-watch-internal.h"
@@ -70,11 +69,10 @@ unsigned process_watch_count_holding(ProcessWatch *w) {
         return n;
 }
 
-char *process_watch_describe(ProcessWatch *w) {
+char *process_watch_describe(ProcessWatch *w, const char *execs) {
         if (!w->active && g_hash_table_size(w->records) == 0)
                 return g_strdup("off: no group sets KSM=, NUMAPolicy= or NUMANodes=");
         unsigned mains = g_hash_table_size(w->watch_by_subject);
-        g_autofree char *execs = exec_watch_describe(w->manager->exec_events);
         return g_strdup_printf("inotify on %u cgroups (%s) and %u watches below them; %s; injector %s%s", mains,
                                w->watching_all ? "all running units: some process holds what policyd set"
                                                : "members whose groups set KSM=, NUMAPolicy= or NUMANodes=",

@@ -125,7 +125,8 @@ unsigned process_watch_count_holding(ProcessWatch *w);
 /* Records of one subject (key), or of all (NULL), sorted by PID. The
  * array holds borrowed pointers. */
 GPtrArray *process_watch_records(ProcessWatch *w, const char *key);
-/* For status: how moves are noticed, and how many cgroups are watched. */
-char *process_watch_describe(ProcessWatch *w);
+/* For status: how moves are noticed, and how many cgroups are watched;
+ * execs: what exec-watch.c says of exec events (exec_watch_describe()). */
+char *process_watch_describe(ProcessWatch *w, const char *execs);
 
 const char *process_method_to_string(ProcessMethod m);

@@ -34,7 +34,7 @@ uint64_t token_bucket_wait_usec(const TokenBucket *b, const TokenBucketRate *rat
 
 /* A bucket whose refusals are said once a burst: policyd holds back the
  * injector requests that a user's moves into their cgroups cause
- * (process-watch.c), and says so in the journal once, not per event. */
+ * (process-inject.c), and says so in the journal once, not per event. */
 typedef struct HeldBackBucket {
         TokenBucket bucket;
         bool said;         /* the holding back was said, since the bucket was last full */
