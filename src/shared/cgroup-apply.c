@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -66,6 +67,7 @@ static void report_add(ApplyReport *report, ActionResult result, Backend b, cons
                        const char *old_value, const char *new_value, int error) {
         Action *a;
 
+        assert((size_t) result < ELEMENTSOF(action_result_table));
         if (!report)
                 return;
         a = g_new0(Action, 1);
@@ -217,6 +219,8 @@ CgroupHandle *cgroup_handle_new(int dir_fd) {
 }
 
 static void handle_close_file(CgroupHandle *h, size_t i) {
+        assert(h);
+        assert(i < ELEMENTSOF(h->files));
         h->files[i].fd = safe_close(h->files[i].fd);
         g_clear_pointer(&h->files[i].name, g_free);
 }
@@ -236,6 +240,8 @@ static int handle_write_knob_file(CgroupHandle *h, const char *name, const char 
         size_t i, free_slot = ELEMENTSOF(h->files);
         int r;
 
+        assert(h);
+        assert(name && value);
         for (i = 0; h->keep_files && i < ELEMENTSOF(h->files); i++) {
                 if (h->files[i].fd >= 0 && streq(h->files[i].name, name))
                         break;
@@ -249,6 +255,7 @@ static int handle_write_knob_file(CgroupHandle *h, const char *name, const char 
                 if (fd < 0)
                         return fd;
                 i = free_slot;
+                assert(i < ELEMENTSOF(h->files));
                 h->files[i].fd = fd;
                 h->files[i].name = g_strdup(name);
         }
@@ -320,6 +327,8 @@ static int write_xattr(int dir_fd, const char *name, const char *value) {
 }
 
 static int read_current(int dir_fd, Backend b, const char *target, bool *ret_present, char **ret) {
+        assert(b == BACKEND_XATTR || b == BACKEND_CGROUP_FILE);
+        assert(target && ret_present && ret);
         if (b == BACKEND_XATTR)
                 return read_xattr(dir_fd, target, ret_present, ret);
         *ret_present = true;
@@ -327,6 +336,8 @@ static int read_current(int dir_fd, Backend b, const char *target, bool *ret_pre
 }
 
 static int write_value(int dir_fd, CgroupHandle *handle, Backend b, const char *target, const char *value) {
+        assert(b == BACKEND_XATTR || b == BACKEND_CGROUP_FILE);
+        assert(target);
         if (b == BACKEND_XATTR)
                 return write_xattr(dir_fd, target, value);
         if (!value)
@@ -420,6 +431,10 @@ typedef struct Context {
         bool no_space;
 } Context;
 
+static bool is_cgroup_item(const PlanItem *item) {
+        return item->backend == BACKEND_XATTR || item->backend == BACKEND_CGROUP_FILE;
+}
+
 /* Classifies an error from I/O on one item. */
 static Outcome fail_item(Context *ctx, Backend b, const char *target, const char *old_value,
                          const char *new_value, int r) {
@@ -447,6 +462,7 @@ static Outcome undo_item(Context *ctx, const AppliedItem *it) {
         bool present = false;
         int r;
 
+        assert(ctx && it);
         if (!cgroup_record_target_is_valid(it->backend, it->target)) {
                 report_add(ctx->report, ACTION_FAILED, it->backend, it->target, NULL, it->previous, -EINVAL);
                 if (ctx->first_error == 0)
@@ -506,6 +522,9 @@ static void pending_clear(Pending *p) {
 /* Not written after all: the record goes back to the truth, which the
  * caller's next save makes durable. */
 static void pending_revert(CgroupRecord *record, Pending *p) {
+        assert(record && p);
+        /* A write either adds an item to the record or replaces one's written. */
+        assert(!(p->added && p->rec));
         if (!p->write)
                 return;
         if (p->added)
@@ -526,6 +545,8 @@ static Outcome prepare_item(Context *ctx, CgroupRecord *record, const PlanItem *
         AppliedItem *rec;
         int r;
 
+        assert(ctx && item && p);
+        assert(is_cgroup_item(item));
         p->item = item;
         if (!cgroup_record_target_is_valid(item->backend, item->target) || (item->backend == BACKEND_CGROUP_FILE && !item->value)) {
                 report_add(ctx->report, ACTION_FAILED, item->backend, item->target, NULL, item->value, -EINVAL);
@@ -606,6 +627,10 @@ static Outcome finish_item(Context *ctx, CgroupRecord *record, Pending *p) {
         const PlanItem *item = p->item;
         int r;
 
+        assert(ctx && item);
+        assert(is_cgroup_item(item));
+        /* prepare_item() decides one of the two, or nothing. */
+        assert(!(p->undo && p->write));
         if (p->undo) {
                 guint index = 0;
                 AppliedItem *rec = cgroup_record_find(record, item->backend, item->target, &index);
@@ -643,19 +668,19 @@ static void pending_revert_all(CgroupRecord *record, Pending *pending, guint n) 
                 pending_revert(record, &pending[i - 1]);
 }
 
-static bool is_cgroup_item(const PlanItem *item) {
-        return item->backend == BACKEND_XATTR || item->backend == BACKEND_CGROUP_FILE;
-}
-
 /* The plan's items on the cgroup, in two passes: read and decide all of
  * them, record every write ahead with one call of the hook, then write
  * (and undo) in plan order. Returns OUTCOME_VANISHED when the cgroup went
  * away, after reporting it. */
 static Outcome apply_items(Context *ctx, const CgroupPlan *plan, CgroupRecord *record) {
-        guint n = plan->items->len;
-        Pending *pending = g_new0(Pending, n);
+        guint n;
+        Pending *pending;
         bool any_write = false;
         Outcome result = OUTCOME_OK;
+
+        assert(ctx && plan);
+        n = plan->items->len;
+        pending = g_new0(Pending, n);
 
         for (guint i = 0; i < n; i++) {
                 const PlanItem *item = g_ptr_array_index(plan->items, i);

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 
@@ -51,7 +52,14 @@ CgroupPlan *cgroup_plan_new(void) {
 }
 
 void cgroup_plan_add(CgroupPlan *p, Backend b, int knob, const char *target, char *value, const char *reason) {
-        PlanItem *i = g_new0(PlanItem, 1);
+        PlanItem *i;
+
+        assert(p);
+        assert((unsigned) b < _BACKEND_MAX);
+        assert(knob >= -1 && knob < _KNOB_MAX);
+        assert(target);
+
+        i = g_new0(PlanItem, 1);
 
         i->backend = b;
         i->knob = (Knob) knob;
@@ -99,6 +107,8 @@ typedef struct TierDecision {
 } TierDecision;
 
 static void plan_swap_tiers(CgroupPlan *p, const ResolvedKnob *k, const SystemFacts *facts, TierDecision *d) {
+        assert(p && k && k->set && d);
+
         char *const *tiers = k->value.tiers;
         char *const *defined = facts ? facts->tier_names : NULL;
         guint n = tiers ? g_strv_length((char **) tiers) : 0;
@@ -167,6 +177,8 @@ static void plan_swap_tiers(CgroupPlan *p, const ResolvedKnob *k, const SystemFa
 static void plan_limit(CgroupPlan *p, Knob knob, const ResolvedKnob *k, bool systemd, uint64_t swap_total) {
         bool swap = knob == KNOB_SWAP_MAX;
 
+        assert(knob == KNOB_SWAP_MAX || knob == KNOB_ZSWAP_MAX);
+        assert(k && k->set);
         if (systemd)
                 cgroup_plan_add(p, BACKEND_SYSTEMD_PROPERTY, knob, swap ? "MemorySwapMax" : "MemoryZSwapMax",
                                 format_limit_for_systemd(&k->value.limit, swap_total), SYSTEMD_REASON);

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
 #include <errno.h>
 
 #include "cgroup-record.h"
@@ -24,6 +25,7 @@ static char *digest_of(const char *value) {
 }
 
 void applied_item_set_previous(AppliedItem *it, bool present, const char *value) {
+        assert(it);
         g_clear_pointer(&it->previous, g_free);
         it->had_previous = present;
         it->previous_is_digest = present && it->backend == BACKEND_XATTR && value &&
@@ -33,6 +35,7 @@ void applied_item_set_previous(AppliedItem *it, bool present, const char *value)
 }
 
 bool applied_item_previous_is(const AppliedItem *it, bool present, const char *value) {
+        assert(it);
         if (!it->had_previous || !present)
                 return it->had_previous == present;
         if (!it->previous_is_digest)
@@ -42,6 +45,7 @@ bool applied_item_previous_is(const AppliedItem *it, bool present, const char *v
 }
 
 bool applied_item_can_restore(const AppliedItem *it) {
+        assert(it);
         return !it->previous_is_digest;
 }
 
@@ -179,6 +183,7 @@ static const char *record_kind(Backend b) {
  * an escape (the usual case): every record save serializes, and one is on
  * the path of every focus change. */
 static void append_escaped(GString *out, const char *s) {
+        assert(out && s);
         for (const unsigned char *p = (const unsigned char *) s; *p; p++)
                 if (*p < 0x20 || *p >= 0x7f || *p == '\\' || *p == '"') {
                         g_autofree char *escaped = g_strescape(s, NULL);
@@ -193,6 +198,11 @@ static const char *previous_mark(const AppliedItem *it) {
 }
 
 static void append_item(GString *out, const AppliedItem *it) {
+        assert(it);
+        /* Only the cgroup's own items are recorded; only an xattr's previous
+         * value is ever kept as a digest (applied_item_set_previous()). */
+        assert(it->backend == BACKEND_XATTR || it->backend == BACKEND_CGROUP_FILE);
+        assert(!it->previous_is_digest || (it->had_previous && it->backend == BACKEND_XATTR));
         g_string_append(out, record_kind(it->backend));
         g_string_append_c(out, '\t');
         append_escaped(out, strempty(it->target));
@@ -240,9 +250,13 @@ static bool is_digest(const char *s) {
 }
 
 int applied_item_parse(const char *line, AppliedItem **ret) {
-        g_auto(GStrv) f = g_strsplit(line, "\t", -1);
-        g_autoptr(AppliedItem) it = g_new0(AppliedItem, 1);
+        g_auto(GStrv) f = NULL;
+        g_autoptr(AppliedItem) it = NULL;
         int r;
+
+        assert(line && ret);
+        f = g_strsplit(line, "\t", -1);
+        it = g_new0(AppliedItem, 1);
 
         if (g_strv_length(f) != 5)
                 return -EBADMSG;

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 
@@ -47,6 +48,7 @@ char *explain_parent_cap_note(const char *cgroup, const char *file, const char *
         g_autofree char *lowest_at = NULL;
         g_autofree char *parent = NULL;
 
+        assert(read);
         if (!cgroup || !file || !parse_limit(requested, &want))
                 return NULL;
         parent = g_path_get_dirname(cgroup);
@@ -72,6 +74,7 @@ char *explain_parent_cap_note(const char *cgroup, const char *file, const char *
 const char *explain_kernel_file(const PlanItem *item, char **ret_want) {
         const char *file;
 
+        assert(item && ret_want);
         *ret_want = NULL;
         if (item->backend == BACKEND_CGROUP_FILE) {
                 *ret_want = g_strdup(item->value);
@@ -97,8 +100,10 @@ const char *explain_kernel_file(const PlanItem *item, char **ret_want) {
  * ancestor's cpuset.mems.effective (the root has one whenever the kernel
  * has cpuset). The row's effective value, and its place, for the note. */
 static char *ancestor_mems(const char *cgroup, ExplainReadFunc read, void *userdata, char **ret_where) {
-        g_autofree char *at = g_path_get_dirname(cgroup);
+        g_autofree char *at = NULL;
 
+        assert(cgroup && read && ret_where);
+        at = g_path_get_dirname(cgroup);
         for (;;) {
                 char *v = read(at, BACKEND_CGROUP_FILE, "cpuset.mems.effective", userdata);
                 if (v) {
@@ -115,6 +120,8 @@ static char *ancestor_mems(const char *cgroup, ExplainReadFunc read, void *userd
 
 /* The group and line behind an item: its knob's, or its [Attributes] entry's. */
 static void item_origin(const Resolution *res, const PlanItem *item, ExplainRow *row) {
+        assert(res && item && row);
+
         const ResolvedKnob *knob = (int) item->knob >= 0 && item->knob < _KNOB_MAX ? &res->knobs[item->knob] : NULL;
         const Provenance *source = NULL;
         const char *group = NULL;
@@ -151,6 +158,7 @@ GPtrArray *explain_rows(const Resolution *res, const CgroupPlan *plan, const cha
                         ExplainReadFunc read, void *userdata) {
         GPtrArray *rows = g_ptr_array_new_with_free_func(explain_row_free);
 
+        assert(plan && read);
         for (guint i = 0; i < plan->items->len; i++) {
                 const PlanItem *item = g_ptr_array_index(plan->items, i);
                 ExplainRow *row = g_new0(ExplainRow, 1);

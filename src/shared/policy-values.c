@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -22,6 +23,7 @@ int parse_boolean(const char *s, bool *ret, const char **ret_why) {
         static const char *const yes[] = { "1", "yes", "y", "true", "t", "on" };
         static const char *const no[] = { "0", "no", "n", "false", "f", "off" };
 
+        assert(s && ret);
         for (size_t i = 0; i < ELEMENTSOF(yes); i++)
                 if (g_ascii_strcasecmp(s, yes[i]) == 0) {
                         *ret = true;
@@ -38,6 +40,7 @@ int parse_boolean(const char *s, bool *ret, const char **ret_why) {
 /* Reads "123" or "1.5" into whole and a fraction scaled to 1e9, rejecting
  * signs and exponents, which strtod would accept. */
 static int parse_decimal(const char **p, uint64_t *ret_whole, uint64_t *ret_frac_nano, const char **ret_why) {
+        assert(p && *p && ret_whole && ret_frac_nano);
         const char *s = *p;
         uint64_t whole = 0, frac = 0, scale = 100000000;
 
@@ -115,6 +118,7 @@ int parse_timespan(const char *s, uint64_t *ret_usec, const char **ret_why) {
         uint64_t total = 0;
         bool any = false;
 
+        assert(s && ret_usec);
         while (is_space(*p))
                 p++;
         if (g_str_has_prefix(p, "infinity"))
@@ -215,6 +219,7 @@ int parse_size(const char *s, uint64_t *ret, const char **ret_why) {
         const char *p = s;
         int r;
 
+        assert(s && ret);
         while (g_ascii_isspace(*p))
                 p++;
         if (*p == '\0')
@@ -266,6 +271,7 @@ int parse_permyriad(const char *s, unsigned *ret, const char **ret_why) {
         unsigned decimals = 0;
         bool point = false;
 
+        assert(s && ret);
         if (!g_ascii_isdigit(*p))
                 return fail(ret_why, "percentage does not start with a digit", -EINVAL);
         for (; g_ascii_isdigit(*p) || *p == '.'; p++) {
@@ -301,6 +307,7 @@ int parse_memory_limit(const char *s, MemoryLimit *ret, const char **ret_why) {
         MemoryLimit l = {};
         int r;
 
+        assert(s && ret);
         if (streq(s, "infinity")) {
                 l.kind = MEMORY_LIMIT_INFINITY;
         } else if (g_str_has_suffix(s, "%") || g_str_has_suffix(s, "\u2030") || g_str_has_suffix(s, "\u2031")) {
@@ -321,6 +328,7 @@ int parse_memory_limit(const char *s, MemoryLimit *ret, const char **ret_why) {
 static int parse_unsigned_strict(const char *s, uint64_t max, uint64_t *ret) {
         uint64_t v = 0;
 
+        assert(s && ret);
         if (!g_ascii_isdigit(*s))
                 return -EINVAL;
         for (; *s; s++) {
@@ -367,6 +375,7 @@ static const char *const numa_policy_names[_NUMA_POLICY_MAX] = {
 };
 
 int parse_numa_policy(const char *s, NumaPolicy *ret, const char **ret_why) {
+        assert(s && ret);
         for (int i = 0; i < _NUMA_POLICY_MAX; i++)
                 if (streq(s, numa_policy_names[i])) {
                         *ret = (NumaPolicy) i;
@@ -384,6 +393,7 @@ const char *numa_policy_to_string(NumaPolicy p) {
 }
 
 int parse_numa_nodes(const char *s, NumaNodeMask *ret, const char **ret_why) {
+        assert(s && ret);
         NumaNodeMask m = {};
         g_auto(GStrv) words = g_strsplit_set(s, ", \t", -1);
 
@@ -418,6 +428,7 @@ int parse_numa_nodes(const char *s, NumaNodeMask *ret, const char **ret_why) {
 }
 
 bool numa_node_mask_is_empty(const NumaNodeMask *m) {
+        assert(m);
         for (size_t i = 0; i < ELEMENTSOF(m->bits); i++)
                 if (m->bits[i])
                         return false;
@@ -425,12 +436,14 @@ bool numa_node_mask_is_empty(const NumaNodeMask *m) {
 }
 
 bool numa_node_mask_equal(const NumaNodeMask *a, const NumaNodeMask *b) {
+        assert(a && b);
         return memcmp(a->bits, b->bits, sizeof(a->bits)) == 0;
 }
 
 char *format_numa_nodes(const NumaNodeMask *m) {
         GString *out = g_string_new(NULL);
 
+        assert(m);
         for (unsigned n = 0; n < NUMA_NODES_MAX; n++) {
                 unsigned end;
                 if (!numa_node_mask_test(m, n))
@@ -481,6 +494,7 @@ static bool xattr_name_char_ok(char c) {
 }
 
 int parse_xattr_assignment(const char *s, char **ret_name, char **ret_value, const char **ret_why) {
+        assert(s);
         const char *eq = strchr(s, '=');
         g_autofree char *name = eq ? g_strndup(s, (gsize) (eq - s)) : g_strdup(s);
         const char *value = eq ? eq + 1 : "";
@@ -543,6 +557,7 @@ char *format_size(uint64_t bytes) {
 }
 
 char *format_memory_limit(const MemoryLimit *l) {
+        assert(l);
         switch (l->kind) {
         case MEMORY_LIMIT_INFINITY:
                 return g_strdup("infinity");
@@ -601,6 +616,7 @@ int format_memory_limit_for_systemd(const MemoryLimit *l, uint64_t swap_total, u
 }
 
 bool memory_limit_equal(const MemoryLimit *a, const MemoryLimit *b) {
+        assert(a && b);
         if (a->kind != b->kind)
                 return false;
         switch (a->kind) {

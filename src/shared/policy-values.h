@@ -6,6 +6,7 @@
  * what is wrong, so the caller can say "Invalid SwapMax= value '2Q': unknown
  * size suffix". Outputs are left untouched on failure. */
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -86,6 +87,7 @@ const char *numa_policy_to_string(NumaPolicy p);
 char *format_numa_nodes(const NumaNodeMask *m);  /* "0-1,3"; "" when empty */
 
 static inline void numa_node_mask_set(NumaNodeMask *m, unsigned n) {
+        assert(n < NUMA_NODES_MAX);
         m->bits[n / 64] |= UINT64_C(1) << (n % 64);
 }
 static inline bool numa_node_mask_test(const NumaNodeMask *m, unsigned n) {

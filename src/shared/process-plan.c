@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
 #include <fnmatch.h>
 #include <string.h>
 
@@ -6,21 +7,25 @@
 #include "util.h"
 
 void process_knobs_clear(ProcessKnobs *k) {
+        assert(k);
         k->ksm = -1;
         g_clear_pointer(&k->mempolicy, g_free);
 }
 
 void process_want_clear(ProcessWant *w) {
+        assert(w);
         process_knobs_clear(&w->knobs);
         *w = (ProcessWant) { .knobs.ksm = -1 };
 }
 
 void process_step_clear(ProcessStep *s) {
+        assert(s);
         g_clear_pointer(&s->mempolicy, g_free);
         *s = (ProcessStep) { .ksm = -1 };
 }
 
 bool process_step_is_empty(const ProcessStep *s) {
+        assert(s);
         return s->ksm < 0 && !s->mempolicy;
 }
 
@@ -29,6 +34,7 @@ bool executable_matches(const char *pattern, const char *exe) {
 }
 
 static bool group_takes_process(const PolicyGroup *g, const char *exe) {
+        assert(g);
         if (!g->match_executables || g->match_executables->len == 0)
                 return true;
         if (!exe)
@@ -43,6 +49,8 @@ static const PolicyGroup *winner_of(const PolicySet *set, const GPtrArray *membe
                                     bool per_process) {
         const PolicyGroup *winner = NULL;
 
+        assert(set);
+        assert((unsigned) k < _KNOB_MAX);
         for (guint i = 0; memberships && i < memberships->len; i++) {
                 const Membership *mb = g_ptr_array_index(memberships, i);
                 const PolicyGroup *g = policy_set_get(set, mb->group);
@@ -67,6 +75,7 @@ static unsigned nodes_count(const NumaNodeMask *m) {
 char *process_mempolicy_spec(NumaPolicy policy, const NumaNodeMask *nodes, const char **ret_problem) {
         g_autofree char *list = nodes && !numa_node_mask_is_empty(nodes) ? format_numa_nodes(nodes) : NULL;
 
+        assert(ret_problem);
         *ret_problem = NULL;
         switch (policy) {
         case NUMA_POLICY_DEFAULT:
@@ -101,6 +110,7 @@ void process_want_for(const PolicySet *set, const GPtrArray *memberships, const 
         ProcessWant w = { .knobs.ksm = -1 };
         const PolicyGroup *g;
 
+        assert(ret);
         g = winner_of(set, memberships, KNOB_KSM, exe, true);
         if (g) {
                 w.knobs.ksm = g->knobs[KNOB_KSM].value.boolean;
@@ -154,6 +164,9 @@ typedef bool (*GroupTest)(const PolicyGroup *g);
 
 /* Whether the group of some membership passes the test. */
 static bool some_member_group(const PolicySet *set, const GPtrArray *memberships, GroupTest test) {
+        assert(set);
+        assert(test);
+
         for (guint i = 0; memberships && i < memberships->len; i++) {
                 const Membership *mb = g_ptr_array_index(memberships, i);
                 const PolicyGroup *g = policy_set_get(set, mb->group);
@@ -168,6 +181,8 @@ static bool some_group(const PolicySet *set, GroupTest test) {
         GHashTableIter it;
         gpointer value;
 
+        assert(set);
+        assert(test);
         g_hash_table_iter_init(&it, set->groups);
         while (g_hash_table_iter_next(&it, NULL, &value))
                 if (test(value))
@@ -215,6 +230,9 @@ void process_step_for(const ProcessWant *want, const ProcessKnobs *current, cons
                       ProcessStep *ret) {
         ProcessStep s = { .ksm = -1 };
 
+        assert(want && current && applied && ret);
+        /* process_want_for() makes -1, 0 or 1; current and applied are read. */
+        assert(want->knobs.ksm >= -1 && want->knobs.ksm <= 1);
         if (want->knobs.ksm >= 0 && !want->ksm_at_start_only) {
                 if (current->ksm != want->knobs.ksm)
                         s.ksm = want->knobs.ksm;
@@ -239,6 +257,9 @@ void process_step_for(const ProcessWant *want, const ProcessKnobs *current, cons
 }
 
 uid_t process_acting_uid(const PolicyGroup *g, const Candidate *c, bool root_assigned) {
+        assert(g);
+        assert(c);
+
         /* Whoever put a user's cgroup in g, its processes are what the user
          * put there: setuid programs they started, another user's after su.
          * So a change there acts for the user, even for root's membership,

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
 #include <errno.h>
 #include <fnmatch.h>
 
@@ -57,6 +58,7 @@ static ResolveNote *resolve_note_free(ResolveNote *n) {
 DEFINE_FREE_NOTIFY(resolve_note_free, ResolveNote)
 
 static void resolved_knob_clear(ResolvedKnob *k) {
+        assert(k);
         knob_value_clear(&k->value);
         g_clear_pointer(&k->group, g_free);
         provenance_clear(&k->source);
@@ -145,6 +147,7 @@ static bool match_xattr(const char *word, const Candidate *c) {
 }
 
 bool policy_group_reads_focus(const PolicyGroup *g) {
+        assert(g);
         return g->match_focused >= 0 || g->match_inactive_usec != FOCUS_UNSET;
 }
 
@@ -208,6 +211,8 @@ bool policy_set_reads_attributes(const PolicySet *set) {
         GHashTableIter it;
         gpointer value;
 
+        assert(set);
+
         g_hash_table_iter_init(&it, set->groups);
         while (g_hash_table_iter_next(&it, NULL, &value)) {
                 const PolicyGroup *g = value;
@@ -226,6 +231,7 @@ char **policy_set_xattr_names(const PolicySet *set) {
         GHashTableIter it;
         gpointer value;
 
+        assert(set);
         g_hash_table_iter_init(&it, set->groups);
         while (g_hash_table_iter_next(&it, NULL, &value)) {
                 const PolicyGroup *g = value;
@@ -248,6 +254,8 @@ char **policy_set_xattr_names(const PolicySet *set) {
 typedef bool (*MatchWord)(const char *word, const Candidate *c);
 
 static bool match_any(const GPtrArray *words, MatchWord f, const Candidate *c) {
+        assert(words);
+        assert(f);
         for (guint i = 0; i < words->len; i++) {
                 const char *w = g_ptr_array_index(words, i);
                 if (!isempty(w) && f(w, c))
@@ -257,6 +265,9 @@ static bool match_any(const GPtrArray *words, MatchWord f, const Candidate *c) {
 }
 
 bool policy_group_matches(const PolicyGroup *g, const Candidate *c) {
+        assert(g);
+        assert(c);
+
         /* Executable= is per process and takes no part here. */
         const struct {
                 const GPtrArray *words;
@@ -300,6 +311,7 @@ bool policy_group_matches(const PolicyGroup *g, const Candidate *c) {
 }
 
 bool policy_group_matches_on_facts(const PolicyGroup *g, const Candidate *c) {
+        assert(c);
         Candidate facts = {
                 .unit = c->unit,
                 .slices = c->slices,
@@ -317,6 +329,7 @@ bool policy_group_matches_on_facts(const PolicyGroup *g, const Candidate *c) {
 }
 
 bool candidate_is_delegation_root(const Candidate *c) {
+        assert(c);
         return c->unit && !c->user_manager && !(c->owner_known && c->owner_uid == 0);
 }
 
@@ -337,6 +350,9 @@ bool delegation_root_refuses(const PolicyGroup *g, MembershipSource source, cons
 /* ---- membership ---- */
 
 static void note_add(Resolution *r, ResolveNoteKind kind, MembershipSource source, const char *group) {
+        assert(r);
+        assert(group);
+
         for (guint i = 0; i < r->notes->len; i++) {
                 const ResolveNote *n = g_ptr_array_index(r->notes, i);
                 if (n->kind == kind && n->source == source && streq(n->group, group))
@@ -360,7 +376,13 @@ static bool set_is_masked(const PolicySet *set, const char *name) {
 /* members: group name (owned by the set) → MembershipSource + 1. Keeps the
  * strongest source, whatever the order of calls. */
 static void member_add(GHashTable *members, const PolicyGroup *g, MembershipSource source) {
-        gpointer old = g_hash_table_lookup(members, g->name);
+        gpointer old;
+
+        assert(members);
+        assert(g);
+        assert((unsigned) source < _MEMBERSHIP_SOURCE_MAX);
+
+        old = g_hash_table_lookup(members, g->name);
 
         if (old && GPOINTER_TO_INT(old) - 1 <= (int) source)
                 return;
@@ -429,6 +451,7 @@ static void add_matches(const PolicySet *set, Resolution *r, GHashTable *members
  * tie goes to the name last in lexical order. Callers walk the groups in
  * name order, so a later group wins a tie. */
 bool policy_group_beats(const PolicyGroup *challenger, const PolicyGroup *holder) {
+        assert(challenger);
         if (!holder)
                 return true;
         if (challenger->priority != holder->priority)
@@ -437,6 +460,9 @@ bool policy_group_beats(const PolicyGroup *challenger, const PolicyGroup *holder
 }
 
 static void merge_knobs(Resolution *r, const GPtrArray *groups) {
+        assert(r);
+        assert(groups);
+
         for (int k = 0; k < _KNOB_MAX; k++) {
                 ResolvedKnob *out = &r->knobs[k];
                 const PolicyGroup *winner = NULL;
@@ -555,8 +581,12 @@ int resolve_candidate(const PolicySet *set, const Candidate *c, Resolution **ret
 
                 m->group = g_strdup(name);
                 m->source = (MembershipSource) (GPOINTER_TO_INT(g_hash_table_lookup(members, name)) - 1);
+                assert((unsigned) m->source < _MEMBERSHIP_SOURCE_MAX);
                 g_ptr_array_add(r->memberships, m);
-                g_ptr_array_add(groups, (gpointer) policy_set_get(set, name));
+                /* member_add() took the name from a group of the set. */
+                const PolicyGroup *g = policy_set_get(set, name);
+                assert(g);
+                g_ptr_array_add(groups, (gpointer) g);
         }
 
         merge_knobs(r, groups);

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -9,7 +10,10 @@
 #include "util.h"
 
 static bool at_or_above(const char *ancestor, const char *cgroup) {
-        size_t n = strlen(ancestor);
+        size_t n;
+
+        assert(ancestor && cgroup);
+        n = strlen(ancestor);
         return strncmp(cgroup, ancestor, n) == 0 && (cgroup[n] == '\0' || cgroup[n] == '/');
 }
 
@@ -17,6 +21,8 @@ DelegationPlace delegation_place(const char *path, SystemUnitNext next, void *it
         g_autofree char *cgroup = g_strdup(path);
         const char *nearest = NULL, *nearest_cgroup = NULL, *unit, *unit_cgroup;
 
+        assert(path);
+        assert(next);
         /* A user manager's -.slice is reported as its cgroup with a "/" at the end. */
         for (size_t n = strlen(cgroup); n > 1 && cgroup[n - 1] == '/';)
                 cgroup[--n] = '\0';
@@ -49,6 +55,7 @@ static SelfAssignVerdict place_verdict(int place) {
 }
 
 SelfAssignVerdict self_assign_check(const SelfAssignRequest *req) {
+        assert(req);
         if (req->caller == 0)
                 return SELF_ASSIGN_ALLOWED;
         if (!req->group_loaded)
@@ -81,8 +88,12 @@ SelfAssignVerdict self_assign_check(const SelfAssignRequest *req) {
 char *self_assign_refusal(SelfAssignVerdict v, const SelfAssignRequest *req, bool assign, const char *target,
                           const char *cgroup, const char *group) {
         g_autofree char *what = NULL;
-        g_autofree char *action = assign ? g_strdup_printf("Cannot assign %s to group '%s'", target, group)
-                                         : g_strdup_printf("Cannot take %s out of group '%s'", target, group);
+        g_autofree char *action = NULL;
+
+        assert(req);
+        assert(target);
+        action = assign ? g_strdup_printf("Cannot assign %s to group '%s'", target, group)
+                        : g_strdup_printf("Cannot take %s out of group '%s'", target, group);
         const uint32_t caller = (uint32_t) req->caller, owner = (uint32_t) req->owner;
 
         if (req->target_kind == TARGET_ARGUMENT_PID)

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
 #include <errno.h>
 
 #include "unit-file.h"
@@ -82,6 +83,9 @@ UnitPlan *unit_plan_free(UnitPlan *p) {
 }
 
 bool unit_plan_sets_property(const CgroupPlan *plan, const char *property) {
+        assert(plan);
+        assert(property);
+
         for (guint i = 0; i < plan->items->len; i++) {
                 const PlanItem *item = g_ptr_array_index(plan->items, i);
                 if (item->backend == BACKEND_SYSTEMD_PROPERTY && item->value && streq(item->target, property))
@@ -91,6 +95,8 @@ bool unit_plan_sets_property(const CgroupPlan *plan, const char *property) {
 }
 
 static const char *current_value(const UnitPlanInput *in, const char *property) {
+        assert(in);
+        assert(property);
         return in->properties ? g_hash_table_lookup(in->properties, property) : NULL;
 }
 
@@ -110,6 +116,8 @@ static const PropertyRecord *find_record(const UnitPlanInput *in, const char *pr
 /* Whether the plan may need a call to systemd: a value to set, a record to
  * undo, or a generator drop-in to look behind. */
 static bool may_need_systemd_call(const UnitPlanInput *in) {
+        assert(in && in->plan);
+
         if (in->flags & UNIT_PLAN_GENERATED_DROPIN)
                 return true;
         for (guint i = 0; i < in->plan->items->len; i++) {
@@ -131,6 +139,7 @@ static char **systemd_properties_involved(const UnitPlanInput *in) {
         g_autoptr(GStrvBuilder) b = g_strv_builder_new();
         g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
 
+        assert(in && in->plan);
         for (guint i = 0; i < in->plan->items->len; i++) {
                 const PlanItem *item = g_ptr_array_index(in->plan->items, i);
                 if (item->backend == BACKEND_SYSTEMD_PROPERTY && item->value &&
@@ -146,7 +155,11 @@ static char **systemd_properties_involved(const UnitPlanInput *in) {
 }
 
 static void add_sync(UnitPlan *p, const char *property, const char *value, bool relied) {
-        UnitPlanSync *x = g_new0(UnitPlanSync, 1);
+        UnitPlanSync *x;
+
+        assert(p);
+        assert(property);
+        x = g_new0(UnitPlanSync, 1);
         x->property = g_strdup(property);
         x->value = g_strdup(value);
         x->relied = relied;
@@ -159,6 +172,9 @@ static void add_sync(UnitPlan *p, const char *property, const char *value, bool 
  * follow it both ways: to the group's value, and back to the
  * administrator's once the regenerated drop-in no longer sets it. */
 static void plan_relied(const UnitPlanInput *in, UnitPlan *p) {
+        assert(in && in->plan);
+        assert(p);
+
         for (guint i = 0; i < in->plan->items->len; i++) {
                 const PlanItem *item = g_ptr_array_index(in->plan->items, i);
                 if (item->backend != BACKEND_SYSTEMD_PROPERTY || !item->value || find_record(in, item->target))
@@ -188,6 +204,10 @@ static void plan_relied(const UnitPlanInput *in, UnitPlan *p) {
  * wanted to be read first. Returns the assignments, or NULL (not read, or
  * unreadable). */
 static const GPtrArray *admin_assignments(const UnitPlanInput *in, GPtrArray *wanted, const char *property) {
+        assert(in);
+        assert(wanted);
+        assert(property);
+
         if (!in->admin) {
                 g_ptr_array_add(wanted, g_strdup(property));
                 return NULL;
@@ -196,8 +216,11 @@ static const GPtrArray *admin_assignments(const UnitPlanInput *in, GPtrArray *wa
 }
 
 static void plan_sets(const UnitPlanInput *in, UnitPlan *p, GPtrArray *wanted) {
-        bool dry_run = in->flags & UNIT_PLAN_DRY_RUN;
+        bool dry_run;
 
+        assert(in && in->plan);
+        assert(p);
+        dry_run = in->flags & UNIT_PLAN_DRY_RUN;
         for (guint i = 0; i < in->plan->items->len; i++) {
                 const PlanItem *item = g_ptr_array_index(in->plan->items, i);
                 if (item->backend != BACKEND_SYSTEMD_PROPERTY || !item->value)
@@ -239,6 +262,9 @@ static void plan_sets(const UnitPlanInput *in, UnitPlan *p, GPtrArray *wanted) {
 
 /* Undo what the plan no longer wants, unless someone changed it since. */
 static void plan_records(const UnitPlanInput *in, UnitPlan *p) {
+        assert(in && in->plan);
+        assert(p);
+
         for (guint i = 0; in->records && i < in->records->len; i++) {
                 const PropertyRecord *rec = g_ptr_array_index(in->records, i);
                 if (unit_plan_sets_property(in->plan, rec->property))
@@ -260,6 +286,7 @@ static void plan_records(const UnitPlanInput *in, UnitPlan *p) {
                         v = UNIT_PLAN_RECORD_DROP_NOTHING_TO_RESTORE;
                 else
                         v = UNIT_PLAN_RECORD_RESTORE;
+                assert(unit_plan_record_verdict_to_string(v));
 
                 UnitPlanRecordStep *x = g_new0(UnitPlanRecordStep, 1);
                 x->property = g_strdup(rec->property);
@@ -273,6 +300,7 @@ static void plan_records(const UnitPlanInput *in, UnitPlan *p) {
 
 /* Whether a record of property is still there after plan_records(). */
 static bool record_kept(const UnitPlanInput *in, const UnitPlan *p, const char *property) {
+        assert(p);
         if (!find_record(in, property))
                 return false;
         for (guint i = 0; i < p->records->len; i++) {
@@ -287,6 +315,9 @@ static bool record_kept(const UnitPlanInput *in, const UnitPlan *p, const char *
  * generator's drop-in, until a daemon-reload. Where systemd's value is that
  * drop-in's, the administrator's value goes back at runtime now. */
 static void plan_stale_generated(const UnitPlanInput *in, UnitPlan *p, GPtrArray *wanted) {
+        assert(in && in->plan);
+        assert(p);
+
         if (!(in->flags & UNIT_PLAN_GENERATED_DROPIN))
                 return;
         for (const char *const *prop = runtime_properties; *prop; prop++) {
@@ -337,8 +368,11 @@ int unit_plan_build(const UnitPlanInput *in, UnitPlan **ret) {
         plan_records(in, p);
         plan_stale_generated(in, p, wanted);
 
+        /* Each pass reads either the administrator's files or nothing more. */
+        assert(p->read == UNIT_PLAN_READ_NOTHING);
         if (wanted->len > 0) {
                 g_autoptr(UnitPlan) first = unit_plan_new();
+                assert(in->admin == NULL);
                 first->read = UNIT_PLAN_READ_ADMIN;
                 g_ptr_array_add(wanted, NULL);
                 first->read_names = (char **) g_ptr_array_steal(wanted, NULL);
@@ -355,6 +389,7 @@ UnitPlanChange unit_plan_classify(const GPtrArray *before, const Resolution *r, 
         g_autofree char *was = membership_list_tag(before);
         guint moved = 0;
 
+        assert(r);
         if (!streq(tag, was))
                 change |= UNIT_PLAN_GROUPS_CHANGED;
 
