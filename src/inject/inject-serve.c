@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -37,6 +38,7 @@ static int read_request(int fd, char *buf, size_t size, size_t *ret_len, int *re
         int pidfd = -1;
         bool extra = false;
 
+        assert(buf && size > 0 && ret_len && ret_pidfd && ret_extra_fds);
         while (len == 0 || buf[len - 1] != '\n') {
                 union {
                         struct cmsghdr h;

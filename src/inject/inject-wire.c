@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -31,9 +32,12 @@ static int hex_digit(char c) {
 }
 
 int inject_wire_next(const char **p, const char *end, char *key, size_t key_size, char *value, size_t value_size) {
-        const char *s = *p;
+        const char *s;
         size_t n = 0;
 
+        assert(p && *p && end);
+        assert(key && key_size > 0 && value && value_size > 0);
+        s = *p;
         if (s >= end)
                 return 0;
         while (s < end && is_key_char(*s)) {
@@ -168,6 +172,8 @@ int inject_wire_parse_request(const char *data, size_t size, InjectWireRequest *
         unsigned seen = 0;
         int r;
 
+        assert(ret);
+        assert(data || size == 0);
         *ret = (InjectWireRequest) {
                 .req = { .ksm = -1, .timeout_usec = INJECT_WIRE_TIMEOUT_MS_DEFAULT * 1000ULL },
         };
@@ -283,6 +289,8 @@ static void line_printf(Line *l, const char *fmt, ...) {
 
         if (l->overflow)
                 return;
+        /* Each write leaves room for the terminating NUL, or sets overflow. */
+        assert(l->buf && l->off < l->size);
         va_start(ap, fmt);
         k = vsnprintf(l->buf + l->off, l->size - l->off, fmt, ap);
         va_end(ap);
@@ -296,6 +304,7 @@ static void line_printf(Line *l, const char *fmt, ...) {
  * backslash, control characters are \n, \t or \xHH, and other bytes (UTF-8
  * in a path) go as they are. */
 static void line_quoted(Line *l, const char *key, const char *value) {
+        assert(key && value);
         line_printf(l, " %s=\"", key);
         for (const unsigned char *c = (const unsigned char *) value; *c; c++) {
                 if (*c == '"' || *c == '\\')
@@ -314,7 +323,10 @@ static void line_quoted(Line *l, const char *key, const char *value) {
 
 /* key=value, quoted only when it must be (a space, a quote, ...). */
 static void line_value(Line *l, const char *key, const char *value) {
-        bool bare = value[0] != '\0';
+        bool bare;
+
+        assert(key && value);
+        bare = value[0] != '\0';
 
         for (const char *c = value; *c && bare; c++)
                 bare = is_bare_char(*c);
@@ -411,6 +423,8 @@ int inject_wire_format_reply(pid_t pid, const InjectReport *rep, const InjectQue
         else
                 snprintf(text, sizeof(text), "%s", error ? error : "");
 
+        /* The injector's own report: an outcome and a refusal of its enums. */
+        assert(outcome);
         line_printf(&l, " outcome=%s", outcome);
         line_quoted(&l, "reason", rep && rep->outcome == INJECT_REFUSED ? inject_refusal_to_string(rep->refusal) : "");
         line_quoted(&l, "error", text);

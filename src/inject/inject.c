@@ -371,6 +371,10 @@ static int restore_regs(Job *j, Tracee *t) {
 
         if (!t->modified)
                 return 0;
+        /* Our registers go only into a thread of the target held in a stop
+         * of ours, and come back out only there. */
+        assert(t->stopped && !t->gone && !t->released && !t->foreign);
+        assert(t->n_scratch <= INJECT_NODEMASK_WORDS);
         if (j->tainted)
                 return -ECANCELED;
         if (t->n_scratch > 0) {
@@ -394,7 +398,11 @@ static Tracee *tracee_find(Job *j, pid_t tid) {
 }
 
 static int tracee_add(Job *j, pid_t tid, Tracee **ret) {
-        Tracee *n = realloc(j->tracees, (j->n_tracees + 1) * sizeof(Tracee));
+        Tracee *n;
+
+        /* One entry per TID: seize_new_threads() looks it up first. */
+        assert(tid > 0 && !tracee_find(j, tid));
+        n = realloc(j->tracees, (j->n_tracees + 1) * sizeof(Tracee));
         if (!n)
                 return -ENOMEM;
         j->tracees = n;
@@ -723,6 +731,7 @@ static int settle(Job *j, Tracee *t) {
         if (r == 0 && j->tainted)
                 r = -ECANCELED;
         j->deadline = saved_deadline;
+        assert(j->settling > 0);
         j->settling--;
         return r;
 }
@@ -733,6 +742,12 @@ static int settle(Job *j, Tracee *t) {
  * args[scratch_arg]; the words there are put back afterwards. */
 static int run_syscall(Job *j, Tracee *t, long nr, const uint64_t args_in[6],
                        const uint64_t *scratch, size_t n_scratch, int scratch_arg, long *ret_result) {
+        assert(n_scratch <= INJECT_NODEMASK_WORDS);
+        assert(n_scratch == 0 || (scratch && scratch_arg >= 0 && scratch_arg < 6));
+        assert(ret_result);
+        /* inject_all() runs syscalls only in seized threads of the target
+         * that are in a stop of ours, with their own registers in. */
+        assert(t->stopped && !t->modified && !t->gone && !t->released && !t->foreign);
         for (unsigned attempt = 0;; attempt++) {
                 struct user_regs_struct regs;
                 uint64_t args[6];
@@ -964,6 +979,7 @@ static void release_all(Job *j) {
                 }
                 if (restore_regs(j, t) < 0 && t->modified)
                         continue;  /* gone meanwhile, or tainted: never detached with ours in */
+                assert(!t->modified);
                 /* Signal 0: we never hold a signal back, so none is owed. */
                 if (ptrace(PTRACE_DETACH, t->tid, 0, 0) < 0) {
                         int status;
@@ -976,6 +992,7 @@ static void release_all(Job *j) {
         }
         if (j->tainted)
                 release_untouched(j);
+        assert(j->settling > 0);
         j->settling--;
 }
 
