@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
 #include <errno.h>
 #include <getopt.h>
 
@@ -138,6 +139,7 @@ int exec_arguments_parse(int argc, char **argv, ExecArguments *ret, char **ret_e
 }
 
 void exec_arguments_done(ExecArguments *a) {
+        assert(a);
         g_clear_pointer(&a->unit, g_free);
         g_clear_pointer(&a->slice, g_free);
 }
@@ -149,7 +151,11 @@ char *exec_default_unit_name(pid_t pid, unsigned attempt) {
 }
 
 char *exec_default_description(char *const *command) {
-        char *s = g_strjoinv(" ", (char **) command);
+        char *s;
+
+        /* exec_arguments_parse() refuses a missing command. */
+        assert(command && command[0]);
+        s = g_strjoinv(" ", (char **) command);
 
         /* A script given to sh -c has newlines: one line, as systemd's
          * Description= must be. */

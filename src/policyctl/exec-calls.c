@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
 #include <errno.h>
 
 #include <glib.h>
@@ -7,6 +8,11 @@
 #include "util.h"
 
 int exec_calls_for(const ProcessWant *want, ExecCalls *ret) {
+        assert(want && ret);
+        /* process_want_for() names the group of each value it wants. */
+        assert(want->knobs.ksm < 0 || want->ksm_group);
+        assert((!want->knobs.mempolicy && !want->mempolicy_problem) || want->mempolicy_group);
+
         ExecCalls c = {
                 .ksm = want->knobs.ksm,
                 .ksm_group = want->ksm_group,
@@ -25,9 +31,11 @@ int exec_calls_for(const ProcessWant *want, ExecCalls *ret) {
 }
 
 char *exec_calls_describe(const ExecCalls *c) {
-        GString *out = g_string_new(NULL);
+        GString *out;
         char policy[512];
 
+        assert(c);
+        out = g_string_new(NULL);
         if (c->ksm >= 0)
                 g_string_append_printf(out, "KSM %s", c->ksm ? "on" : "off");
         if (c->has_mempolicy) {

@@ -18,6 +18,7 @@
  * by systemd, and policyd drops the runtime assignment of a transient unit
  * that is gone. */
 
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -346,6 +347,7 @@ static char *command_executable(const char *command) {
 static void scope_want(const PolicySet *set, const ScopeState *st, const char *exe, ProcessWant *ret) {
         g_autoptr(GPtrArray) memberships = g_ptr_array_new_with_free_func(g_free);
 
+        assert(set && st && st->groups && ret);
         for (guint i = 0; i < st->groups->len; i++) {
                 Membership *mb = g_new0(Membership, 1);
                 mb->group = g_ptr_array_index(st->groups, i); /* borrowed */
@@ -360,6 +362,10 @@ static void scope_want(const PolicySet *set, const ScopeState *st, const char *e
 static void make_calls(ExecCalls *c) {
         char policy[512] = "?";
 
+        /* exec_calls_for() keeps the group of each value. */
+        assert(c);
+        assert(c->ksm < 0 || c->ksm_group);
+        assert((!c->has_mempolicy && !c->mempolicy_problem) || c->mempolicy_group);
         if (c->ksm >= 0 && prctl(PR_SET_MEMORY_MERGE, (unsigned long) c->ksm, 0UL, 0UL, 0UL) < 0) {
                 /* EINVAL: before 6.4, or without CONFIG_KSM; then off is off. */
                 if (c->ksm)

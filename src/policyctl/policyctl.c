@@ -3,6 +3,7 @@
  * src/shared, exactly as policyd does; the online verbs, in
  * policyctl-online.c, ask the running policyd over the system bus. */
 
+#include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <getopt.h>
@@ -91,6 +92,7 @@ static char *path_for_argument(const char *path) {
 /* On stdout, errors in red and warnings in yellow when colours are on;
  * stderr stays plain. */
 static void print_diagnostics(const Diagnostics *d, FILE *f) {
+        assert(d && f);
         for (guint i = 0; i < d->items->len; i++) {
                 const Diagnostic *diag = g_ptr_array_index(d->items, i);
                 g_autofree char *line = diagnostic_format(diag);
@@ -107,6 +109,7 @@ static void print_diagnostics(const Diagnostics *d, FILE *f) {
 /* {"file":…,"line":…,"severity":…,"message":…}; without "file" where the
  * object sits under its file already. */
 static void append_diagnostic_json(GString *out, const Diagnostic *diag, bool with_file) {
+        assert(out && diag);
         g_string_append_c(out, '{');
         if (with_file) {
                 json_append_key(out, "file");
@@ -211,8 +214,10 @@ static int parsed_item_compare(const void *a, const void *b) {
 }
 
 static GArray *parsed_items(const ConfFile *f) {
-        GArray *items = g_array_new(FALSE, TRUE, sizeof(ParsedItem));
+        GArray *items;
 
+        assert(f);
+        items = g_array_new(FALSE, TRUE, sizeof(ParsedItem));
         for (guint i = 0; i < f->sections->len; i++) {
                 const ConfSection *s = g_ptr_array_index(f->sections, i);
                 g_array_append_val(items, ((ParsedItem) { .line = s->line, .section = s }));
@@ -352,6 +357,7 @@ static int cat_file(const char *path, bool *first) {
         size_t size;
         int r;
 
+        assert(path && first);
         /* Show refused files too, but say that they are not in effect. */
         if (!config_file_is_trusted(path, diags))
                 print_diagnostics(diags, stderr);
@@ -372,6 +378,7 @@ static int cat_file(const char *path, bool *first) {
 static int cat_source(const ConfigSource *s, bool *first) {
         int r = 0;
 
+        assert(s && first);
         if (s->masked) {
                 printf("%s# %s is masked by %s\n", *first ? "" : "\n", s->name, s->file);
                 *first = false;
