@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -80,6 +81,8 @@ static void watched_child_free(void *p) {
 static void close_child(AttrWatch *w, WatchedChild *c) {
         if (!c->handle)
                 return;
+        /* Counted when attr_watch_cgroup() kept it. */
+        assert(w->open_children > 0);
         c->handle = cgroup_handle_free(c->handle);
         w->open_children--;
 }
@@ -96,6 +99,9 @@ static void close_children_of(AttrWatch *w, WatchedParent *parent) {
 }
 
 static void parent_add_child(WatchedParent *parent, WatchedChild *c) {
+        /* A new child, in no parent's list yet. */
+        assert(parent && c && c->name);
+        assert(!c->parent && !c->same_name);
         c->parent = parent;
         c->same_name = g_hash_table_lookup(parent->children, c->name);
         /* replace: the key is the new first one's name */
@@ -105,6 +111,8 @@ static void parent_add_child(WatchedParent *parent, WatchedChild *c) {
 static void parent_remove_child(WatchedParent *parent, WatchedChild *c) {
         WatchedChild *first = g_hash_table_lookup(parent->children, c->name);
 
+        /* parent_add_child() put c in this parent's list, under its name. */
+        assert(c->parent == parent && first);
         if (first == c) {
                 if (c->same_name)
                         g_hash_table_replace(parent->children, (char *) c->same_name->name, c->same_name);

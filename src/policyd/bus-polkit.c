@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 
@@ -40,7 +41,11 @@ static void polkit_query_free(PolkitQuery *q) {
 }
 
 static void polkit_query_done(PolkitQuery *q) {
-        g_ptr_array_remove_fast(pending, q);
+        /* A query is answered or forgotten once, while it is pending. */
+        assert(q && pending);
+        bool found = g_ptr_array_remove_fast(pending, q);
+        assert(found);
+        (void) found;
         if (pending->len == 0)
                 g_clear_pointer(&pending, g_ptr_array_unref);
         polkit_query_free(q);
@@ -57,6 +62,7 @@ static int on_check_authorization(sd_bus_message *reply, void *userdata, sd_bus_
         PolkitVerdict verdict = POLKIT_DENIED;
         int authorized = 0, challenge = 0, r;
 
+        assert(q && q->rerun);
         if (sd_bus_message_is_method_error(reply, NULL)) {
                 /* No polkit on this machine (ServiceUnknown): the rule's answer. */
                 const sd_bus_error *e = sd_bus_message_get_error(reply);
@@ -92,6 +98,7 @@ int bus_polkit_check_async(sd_bus_message *msg, uid_t caller, const char *action
         g_autoptr(sd_bus_message) call = NULL;
         int r;
 
+        assert(msg && action && rerun);
         if (!sender)
                 return -EBADMSG; /* a direct connection: no name to ask about */
         if ((pending && pending->len >= POLKIT_QUERIES_MAX) || waiting_of(caller) >= POLKIT_QUERIES_PER_UID)

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
@@ -181,6 +182,7 @@ static int read_cgroup(pid_t pid, char *buf, size_t size, const char **ret) {
         _cleanup_close_ int fd = -1;
         ssize_t n;
 
+        assert(buf && size > 1 && ret);
         snprintf(path, sizeof(path), "/proc/%d/cgroup", (int) pid);
         fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
@@ -207,7 +209,10 @@ static int read_cgroup(pid_t pid, char *buf, size_t size, const char **ret) {
 }
 
 static void arm_settle_timer(ExecWatch *x) {
-        uint64_t next = exec_settle_next(x->settling);
+        uint64_t next;
+
+        assert(x && x->settling && x->settle_timer);
+        next = exec_settle_next(x->settling);
 
         if (next == UINT64_MAX) {
                 (void) sd_event_source_set_enabled(x->settle_timer, SD_EVENT_OFF);

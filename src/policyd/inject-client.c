@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
 #include <errno.h>
 #include <glib.h>
 #include <stdio.h>
@@ -81,6 +82,9 @@ InjectCall *inject_call_free(InjectCall *c) {
 
 /* The callback may free the call: nothing touches c after it. */
 static void call_finish(InjectCall *c, const InjectReply *reply, int error) {
+        assert(c && c->callback);
+        /* A reply, or an error: never both. */
+        assert(!reply || error == 0);
         c->io = sd_event_source_disable_unref(c->io);
         c->timer = sd_event_source_disable_unref(c->timer);
         c->callback(c, reply, error, c->userdata);
@@ -139,6 +143,8 @@ static int call_start(sd_event *event, const char *socket_path, int pidfd, const
         } control = {};
         InjectCall *c;
         int r;
+
+        assert(event && socket_path && line && callback && ret);
 
         if (strlen(socket_path) >= sizeof(sa.sun_path))
                 return -EINVAL;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <dirent.h>
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -22,6 +23,8 @@
 #define STATE_NAME_KEEP 160
 
 char *state_file_name(const char *key) {
+        assert(key);
+
         g_autofree char *escaped = g_uri_escape_string(key, NULL, FALSE);
         if (strlen(escaped) <= STATE_NAME_KEEP + 1 + 64)
                 return TAKE_PTR(escaped);
@@ -86,6 +89,7 @@ static void append_assignment_lines(GString *out, char sign, GHashTable *table) 
         GHashTableIter it;
         gpointer key, value;
 
+        assert(out && table);
         g_hash_table_iter_init(&it, table);
         while (g_hash_table_iter_next(&it, &key, &value)) {
                 GPtrArray *groups = value;
@@ -121,7 +125,10 @@ void runtime_assignment_free(RuntimeAssignment *a) {
 }
 
 void assignment_table_add(GHashTable *table, const char *key, const char *group, uid_t uid) {
-        GPtrArray *groups = g_hash_table_lookup(table, key);
+        GPtrArray *groups;
+
+        assert(table && key && group);
+        groups = g_hash_table_lookup(table, key);
         if (!groups) {
                 groups = g_ptr_array_new_with_free_func((GDestroyNotify) runtime_assignment_free);
                 g_hash_table_insert(table, g_strdup(key), groups);
@@ -202,8 +209,10 @@ int state_save_cgroup_record(const char *dir, const char *key, const CgroupRecor
 /* Splits a record's text into its header ("cgroup\tPATH") and a table of
  * its item lines by "KIND\tTARGET". */
 static void split_record_text(const char *text, char **ret_header, GHashTable *items, GPtrArray *order) {
-        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+        g_auto(GStrv) lines = NULL;
 
+        assert(text && ret_header && items);
+        lines = g_strsplit(text, "\n", -1);
         *ret_header = NULL;
         for (guint i = 0; lines[i]; i++) {
                 if (*lines[i] == '\0')
@@ -224,6 +233,7 @@ static void split_record_text(const char *text, char **ret_header, GHashTable *i
 }
 
 static void append_op(GString *out, const char *op) {
+        assert(out && op);
         if (out->len > 0)
                 g_string_append_c(out, INTENT_OP_SEPARATOR);
         g_string_append(out, op);
@@ -283,6 +293,8 @@ char *state_intent_changes(const char *old_text, const char *new_text) {
 }
 
 int state_intent_append(const char *dir, int *fd, const char *key, const char *old_text, const char *new_text) {
+        assert(dir && fd && key);
+
         g_autofree char *changes = state_intent_changes(old_text, new_text);
         if (!changes)
                 return 0;
@@ -599,6 +611,8 @@ char *property_records_serialize(const GPtrArray *records) {
 
         for (guint i = 0; records && i < records->len; i++) {
                 const PropertyRecord *p = g_ptr_array_index(records, i);
+                /* A record is made with all three, or loaded with all three. */
+                assert(p->property && p->previous && p->written);
                 g_autofree char *prev = g_strescape(p->previous, NULL);
                 g_autofree char *written = g_strescape(p->written, NULL);
                 g_string_append_printf(out, "%s\t%s\t%s\n", p->property, prev, written);

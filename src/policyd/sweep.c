@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
 #include <errno.h>
 
 #include "apply.h"
@@ -18,6 +19,7 @@
 #define SWEEP_CHECKS_IN_FLIGHT_MAX 8
 
 void sweep_state_done(SweepState *s) {
+        assert(s);
         if (s->units)
                 g_queue_free_full(s->units, g_free);
         s->units = NULL;
@@ -50,6 +52,7 @@ static const Subject *subject_of_cgroup(Manager *m, const char *cgroup) {
 }
 
 static bool report_has_vanished(const ApplyReport *report) {
+        assert(report);
         for (guint i = 0; i < report->actions->len; i++)
                 if (((const Action *) g_ptr_array_index(report->actions, i))->result == ACTION_VANISHED)
                         return true;
@@ -247,6 +250,8 @@ static void sweep_records(Manager *m) {
         g_autoptr(GPtrArray) cgroups = NULL, properties = NULL;
         int r;
 
+        /* Once per run (sweep_start_if_due()). */
+        assert(!st->done && !st->running);
         st->done = true;
         st->running = true;
         if (!st->units)

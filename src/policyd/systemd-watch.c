@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -31,7 +32,10 @@ static void unit_read_unref(struct UnitRead *read);
 
 /* unit: as this manager names it; the context carries the subject key. */
 static CallContext *call_context_new(SystemdLink *l, const char *unit, unsigned generation) {
-        CallContext *c = g_new0(CallContext, 1);
+        CallContext *c;
+
+        assert(l && unit);
+        c = g_new0(CallContext, 1);
         c->link = l;
         c->manager = l->manager;
         c->key = systemd_link_key(l, unit);
@@ -62,8 +66,10 @@ static void call_context_destroy(void *p) {
  * counted out after its handler ran, and only here. */
 static int on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
         CallContext *c = userdata;
-        SystemdLink *l = c->link;
+        SystemdLink *l;
 
+        assert(c && c->link && c->handler);
+        l = c->link;
         (void) c->handler(reply, c, ret_error);
         if (c->ends_refresh) {
                 c->ends_refresh = false;
@@ -80,6 +86,7 @@ static int call_async(SystemdLink *l, sd_bus_message *msg, sd_bus_message_handle
         sd_bus_slot *slot = NULL;
         int r;
 
+        assert(l && msg && handler && c);
         c->handler = handler;
         r = sd_bus_call_async(l->bus, &slot, msg, on_reply, c, 0);
         if (r < 0) {
@@ -256,12 +263,16 @@ typedef struct UnitRead {
 } UnitRead;
 
 static UnitRead *unit_read_ref(UnitRead *read) {
+        assert(read && read->n_refs > 0);
         read->n_refs++;
         return read;
 }
 
 static void unit_read_unref(UnitRead *read) {
-        if (!read || --read->n_refs > 0)
+        if (!read)
+                return;
+        assert(read->n_refs > 0);
+        if (--read->n_refs > 0)
                 return;
         unit_snapshot_free(read->snap);
         g_free(read);
@@ -276,6 +287,7 @@ static char *take_property(GHashTable *props, const char *name) {
 }
 
 static void snapshot_complete(UnitSnapshot *snap) {
+        assert(snap && snap->properties);
         snap->fragment = take_property(snap->properties, "FragmentPath");
         snap->active_state = take_property(snap->properties, "ActiveState");
         g_autofree char *dropins = take_property(snap->properties, "DropInPaths");
@@ -296,6 +308,9 @@ static int on_unit_read(sd_bus_message *reply, void *userdata, sd_bus_error *ret
         Subject *s = manager_find_subject(m, c->key);
         int r = 0;
 
+        /* One reply per call send_unit_read() counted, and the read lives
+         * as long as a call of it does. */
+        assert(read && read->n_refs > 0 && read->replies_due > 0);
         read->replies_due--;
         c->ends_refresh = read->replies_due == 0;
         if (read->failed)
@@ -570,6 +585,7 @@ int systemd_set_unit_properties(SystemdLink *l, const char *unit, GPtrArray *cha
         g_autoptr(sd_bus_message) msg = NULL;
         int r;
 
+        assert(l && unit && changes);
         if (changes->len == 0)
                 return 0;
         if (!l->bus)
