@@ -576,51 +576,39 @@ void apply_outcome_clear(ApplyOutcome *o) {
         *o = (ApplyOutcome) {};
 }
 
-void apply_subject(Subject *s, CandidateData *gathered, CgroupHandle *cgroup, SystemdLink *link, ApplyOutcome *o) {
-        Manager *m = s->manager;
-        CandidateData own = {};
-        _cleanup_(subject_plan_clear) SubjectPlan p = {};
-        g_autoptr(ApplyReport) report = NULL;
-        const char *who = subject_name(s);
-        int k, record_error_before = s->record_error;
-
-        assert(o);
-        *o = (ApplyOutcome) {};
+void apply_pass_begin(Subject *s, ApplyOutcome *o) {
+        *o = (ApplyOutcome) { .record_error_before = s->record_error };
         /* Said again by this pass if its records fail again. */
         s->record_error = 0;
         s->record_failed_cgroup = s->record_failed_properties = false;
-        if (isempty(s->cgroup) || !subject_is_running(s)) {
-                g_ptr_array_set_size(s->write_failures, 0);
-                record_pass_done(s, 0, o);
-                subject_forget_cgroup(s);
-                subject_keep_resolution(s, NULL);
-                o->forgotten = true;
-                /* --revert: a stopped unit's runtime properties wait in
-                 * systemd for its next start; they are undone now. */
-                if (m->revert && s->unit && s->property_records->len > 0) {
-                        g_autoptr(CgroupPlan) none = cgroup_plan_new();
-                        g_autoptr(UnitPlan) up = NULL;
-                        k = gather_unit_plan(s, none, &up);
-                        apply_systemd_properties(s, link, none, up, k, false, o);
-                }
-                return;
-        }
-        if (cgroup_path_validate(s->cgroup) < 0) {
-                log_unit_warning(who, "Ignoring invalid cgroup path '%s'", s->cgroup);
-                return;
-        }
+}
 
-        k = gather_subject_plan(s, gathered ? gathered : &own, &p);
-        candidate_data_clear(&own);
-        if (k < 0) {
-                log_unit_warning_errno(who, k, "Failed to resolve policy groups: %m");
-                return;
-        }
+bool apply_subject_is_live(const Subject *s) {
+        return !isempty(s->cgroup) && subject_is_running(s);
+}
+
+void apply_subject_gone(Subject *s, SystemdLink *link, SubjectPlan *undo, ApplyOutcome *o) {
+        g_ptr_array_set_size(s->write_failures, 0);
+        record_pass_done(s, 0, o);
+        subject_forget_cgroup(s);
+        subject_keep_resolution(s, NULL);
+        o->forgotten = true;
+        if (undo)
+                apply_systemd_properties(s, link, undo->cgroup, undo->unit, undo->unit_error, false, o);
+}
+
+void apply_subject(Subject *s, SubjectPlan *p, CgroupHandle *cgroup, SystemdLink *link, ApplyOutcome *o) {
+        Manager *m = s->manager;
+        g_autoptr(ApplyReport) report = NULL;
+        const char *who = subject_name(s);
+        int k;
+
+        assert(p && p->resolution);
         g_free(s->attributes_seen);
-        s->attributes_seen = TAKE_PTR(p.attributes_seen);
-        s->plan_flags = p.flags;
-        Resolution *r = p.resolution;
-        const CgroupPlan *plan = p.cgroup;
+        s->attributes_seen = TAKE_PTR(p->attributes_seen);
+        s->plan_flags = p->flags;
+        Resolution *r = p->resolution;
+        const CgroupPlan *plan = p->cgroup;
         /* A move between groups that select by focus, and only such groups:
          * it follows the user's every click on another window, and a journal
          * line for each would drown the rest (and cost journald more than the
@@ -631,9 +619,9 @@ void apply_subject(Subject *s, CandidateData *gathered, CgroupHandle *cgroup, Sy
         bool focus_move = change & UNIT_PLAN_FOCUS_MOVE;
         o->resolved = true;
         o->focus_deadline_usec = r->focus_deadline_usec;
-        if (p.cgroup_error < 0) {
+        if (p->cgroup_error < 0) {
                 announce_resolution(s, r, change, o);
-                log_unit_warning_errno(who, p.cgroup_error, "Failed to plan changes: %m");
+                log_unit_warning_errno(who, p->cgroup_error, "Failed to plan changes: %m");
                 return;
         }
 
@@ -668,10 +656,10 @@ void apply_subject(Subject *s, CandidateData *gathered, CgroupHandle *cgroup, Sy
                 log_unit_warning_errno(who, k, "Failed to apply policy groups: %m");
 
         if (s->unit)
-                apply_systemd_properties(s, link, plan, p.unit, p.unit_error, focus_move, o);
+                apply_systemd_properties(s, link, plan, p->unit, p->unit_error, focus_move, o);
 
         subject_keep_resolution(s, r);
         subject_save(s);
-        record_pass_done(s, record_error_before, o);
+        record_pass_done(s, o->record_error_before, o);
         o->applied = true;
 }

@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* One subject, one pass: gather, resolve, plan, then write the cgroup
- * (write-ahead records) and set systemd's properties, and undo what the
- * groups no longer want. The pass tells no one: it returns an outcome,
- * and manager_apply_subject(), its one caller, tells the watchers, the bus
- * and systemd-watch. */
+/* The execute step of one subject's pass: with the plan gather.c made,
+ * write the cgroup (write-ahead records), set systemd's properties, and
+ * undo what the groups no longer want. It tells no one: it returns an
+ * outcome, and manager_apply_subject(), which gathered and planned, tells
+ * the watchers, the bus and systemd-watch. */
 
 #include <systemd/sd-bus.h>
 
 #include "subject.h"
 #include "unit-plan.h"
 
-typedef struct CandidateData CandidateData;
+typedef struct SubjectPlan SubjectPlan;
 typedef struct CgroupHandle CgroupHandle;
 typedef struct SystemdLink SystemdLink;
 
@@ -25,16 +25,25 @@ typedef struct ApplyOutcome {
         UnitPlanRead read;          /* read from systemd first, then the pass again */
         char **read_names;          /* UNIT_PLAN_READ_VALUES: these properties */
         bool record_retry_set;      /* s->record_retry_at is what the retry timer waits for (0: none) */
+        int record_error_before;    /* s->record_error when the pass began */
 } ApplyOutcome;
 
 void apply_outcome_clear(ApplyOutcome *o);
 
-/* The pass. gathered: the cgroup's attributes read already
- * (gather_attributes(); the caller clears it), not read a second time, or
- * NULL. cgroup: written through, opened through the watched parent
- * (attr_watch_cgroup(); borrowed), or NULL: walked to from the root. link:
- * the manager of s's unit (manager_link_of()), or NULL. */
-void apply_subject(Subject *s, CandidateData *gathered, CgroupHandle *cgroup, SystemdLink *link, ApplyOutcome *ret);
+/* A pass, as manager_apply_subject() makes it: apply_pass_begin() starts
+ * the outcome (and forgets the last pass's record failure); then, for a
+ * subject that is not live (no cgroup, or not running),
+ * apply_subject_gone() forgets its cgroup and, with undo (--revert: a
+ * plan of no groups, gather_revert_plan()), undoes its unit's runtime
+ * properties; for a live one, apply_subject() executes p
+ * (gather_subject_plan(); its attributes_seen is taken). cgroup: written
+ * through, opened through the watched parent (attr_watch_cgroup();
+ * borrowed), or NULL: walked to from the root. link: the manager of s's
+ * unit (manager_link_of()), or NULL. */
+void apply_pass_begin(Subject *s, ApplyOutcome *o);
+bool apply_subject_is_live(const Subject *s);
+void apply_subject_gone(Subject *s, SystemdLink *link, SubjectPlan *undo, ApplyOutcome *o);
+void apply_subject(Subject *s, SubjectPlan *p, CgroupHandle *cgroup, SystemdLink *link, ApplyOutcome *o);
 
 /* systemd answered a SetUnitProperties call (error NULL: it took it): log
  * it, and settle the records. s is NULL when the subject went away. */

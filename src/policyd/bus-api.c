@@ -249,7 +249,7 @@ static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *err
         /* Planned again with what is known now, by the function the apply
          * uses: policyd keeps no knobs. */
         CandidateData d = {};
-        r = gather_subject_plan(s, &d, &p);
+        r = gather_subject_plan(s, &d, GATHER_NO_FILE_READS, &p);
         candidate_data_clear(&d);
         if (r < 0)
                 return sd_bus_error_set_errnof(error, r, "Failed to resolve the groups of %s: %m", arg);

@@ -244,21 +244,41 @@ static bool has_generated_dropin(const Subject *s) {
         return false;
 }
 
-/* The administrator's values of names, from the unit's files: the unit
- * plan asks for them where it decides what to restore. */
-static GHashTable *read_admin_values(const Subject *s, char *const *names) {
-        GHashTable *admin = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_ptr_array_unref);
-
-        for (char *const *n = names; n && *n; n++) {
-                GPtrArray *assignments = NULL;
-                if (unit_file_read_property(s->unit, s->fragment, (const char *const *) s->dropins,
-                                            subject_file_reader(s), *n, &assignments) >= 0)
-                        g_hash_table_replace(admin, g_strdup(*n), assignments);
-        }
-        return admin;
+static void ptr_array_unref_or_null(gpointer p) {
+        if (p)
+                g_ptr_array_unref(p);
 }
 
-int gather_unit_plan(Subject *s, const CgroupPlan *plan, UnitPlan **ret) {
+/* The administrator's values of names, from the unit's files, for the
+ * unit plan (which asks for them where it decides what to restore): read
+ * once (may_read) and kept in s->admin_values until the files change.
+ * Without may_read, NULL when one of them was never read. */
+static GHashTable *admin_values(Subject *s, char *const *names, bool may_read) {
+        g_autoptr(GHashTable) admin = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                                            (GDestroyNotify) g_ptr_array_unref);
+
+        if (!s->admin_values)
+                s->admin_values = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, ptr_array_unref_or_null);
+        for (char *const *n = names; n && *n; n++) {
+                gpointer cached;
+                if (!g_hash_table_lookup_extended(s->admin_values, *n, NULL, &cached)) {
+                        if (!may_read)
+                                return NULL;
+                        GPtrArray *assignments = NULL;
+                        if (unit_file_read_property(s->unit, s->fragment, (const char *const *) s->dropins,
+                                                    subject_file_reader(s), *n, &assignments) < 0)
+                                assignments = NULL;
+                        cached = assignments;
+                        g_hash_table_replace(s->admin_values, g_strdup(*n), cached);
+                }
+                /* Missing from admin: its files could not be read (unit-plan.h). */
+                if (cached)
+                        g_hash_table_replace(admin, g_strdup(*n), g_ptr_array_ref(cached));
+        }
+        return TAKE_PTR(admin);
+}
+
+int gather_unit_plan(Subject *s, const CgroupPlan *plan, GatherFlags flags, UnitPlan **ret) {
         g_autoptr(GHashTable) admin = NULL;
         g_autoptr(UnitPlan) up = NULL;
         UnitPlanInput in = {
@@ -274,8 +294,8 @@ int gather_unit_plan(Subject *s, const CgroupPlan *plan, UnitPlan **ret) {
 
         assert(s->unit);
         r = unit_plan_build(&in, &up);
-        if (r >= 0 && up->read == UNIT_PLAN_READ_ADMIN) {
-                admin = read_admin_values(s, up->read_names);
+        if (r >= 0 && up->read == UNIT_PLAN_READ_ADMIN &&
+            (admin = admin_values(s, up->read_names, !(flags & GATHER_NO_FILE_READS)))) {
                 in.admin = admin;
                 g_clear_pointer(&up, unit_plan_free);
                 r = unit_plan_build(&in, &up);
@@ -294,7 +314,18 @@ void subject_plan_clear(SubjectPlan *p) {
         *p = (SubjectPlan) {};
 }
 
-int gather_subject_plan(Subject *s, CandidateData *d, SubjectPlan *ret) {
+int gather_revert_plan(Subject *s, SubjectPlan *ret) {
+        _cleanup_(subject_plan_clear) SubjectPlan p = {};
+
+        assert(s->unit);
+        p.cgroup = cgroup_plan_new();
+        p.unit_error = gather_unit_plan(s, p.cgroup, 0, &p.unit);
+        *ret = p;
+        p = (SubjectPlan) {};
+        return 0;
+}
+
+int gather_subject_plan(Subject *s, CandidateData *d, GatherFlags flags, SubjectPlan *ret) {
         _cleanup_(subject_plan_clear) SubjectPlan p = {};
         int r;
 
@@ -305,7 +336,7 @@ int gather_subject_plan(Subject *s, CandidateData *d, SubjectPlan *ret) {
         p.flags = gather_plan_flags(s);
         p.cgroup_error = cgroup_plan_build(p.resolution, s->manager->facts, p.flags, &p.cgroup);
         if (p.cgroup_error >= 0 && s->unit)
-                p.unit_error = gather_unit_plan(s, p.cgroup, &p.unit);
+                p.unit_error = gather_unit_plan(s, p.cgroup, flags, &p.unit);
         *ret = p;
         p = (SubjectPlan) {};
         return 0;

@@ -34,13 +34,22 @@ void candidate_data_clear(CandidateData *d);
  * cgroup.controllers; unreadable counts as having it). */
 PlanFlags gather_plan_flags(Subject *s);
 
+typedef enum GatherFlags {
+        /* For Explain, which any local user may call: read no unit file the
+         * unit plan asks for, use only what apply read (s->admin_values);
+         * where that is not enough, the unit plan says what it would read
+         * (UNIT_PLAN_READ_ADMIN). */
+        GATHER_NO_FILE_READS = 1 << 0,
+} GatherFlags;
+
 /* What a pass over the subject would do, planned from what gather read:
  * the resolution, the cgroup plan (cgroup_error: it could not be made, and
  * cgroup is NULL) and, for a unit, the unit plan (unit_error likewise).
  * Whether the inputs are fresh enough is the unit plan's read: anything but
  * UNIT_PLAN_READ_NOTHING means systemd's values must be read first, and
  * the plan made again. apply.c executes it; Explain shows it. */
-typedef struct SubjectPlan {
+typedef struct SubjectPlan SubjectPlan;
+struct SubjectPlan {
         Resolution *resolution;
         char *attributes_seen;  /* what the cgroup's attributes said (attr-watch.c compares) */
         PlanFlags flags;
@@ -48,13 +57,16 @@ typedef struct SubjectPlan {
         int cgroup_error;
         UnitPlan *unit;
         int unit_error;
-} SubjectPlan;
+};
 
 void subject_plan_clear(SubjectPlan *p);
 /* Gathers what d lacks (d empty, or holding what gather_attributes() read,
  * then not read again; the caller clears it), resolves and plans. Fails
  * only when it cannot resolve. */
-int gather_subject_plan(Subject *s, CandidateData *d, SubjectPlan *ret);
+int gather_subject_plan(Subject *s, CandidateData *d, GatherFlags flags, SubjectPlan *ret);
+/* --revert, for a unit that is not running: no groups, an empty cgroup plan,
+ * and the unit plan that undoes its runtime properties. */
+int gather_revert_plan(Subject *s, SubjectPlan *ret);
 /* The unit plan of s's unit against plan, with the administrator's values
  * read from the unit's files when the plan asks for them (UNIT_PLAN_READ_ADMIN). */
-int gather_unit_plan(Subject *s, const CgroupPlan *plan, UnitPlan **ret);
+int gather_unit_plan(Subject *s, const CgroupPlan *plan, GatherFlags flags, UnitPlan **ret);

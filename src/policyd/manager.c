@@ -80,10 +80,26 @@ static void arm_record_retry(Manager *m, Subject *s) {
  * read again. */
 void manager_apply_subject_gathered(Manager *m, Subject *s, CandidateData *gathered, CgroupHandle *cgroup) {
         _cleanup_(apply_outcome_clear) ApplyOutcome o = {};
-        int record_error_before = s->record_error;
+        _cleanup_(subject_plan_clear) SubjectPlan p = {};
+        SystemdLink *link = manager_link_of(m, s);
         bool was_member = s->memberships && s->memberships->len > 0;
+        CandidateData own = {};
+        int r;
 
-        apply_subject(s, gathered, cgroup, manager_link_of(m, s), &o);
+        /* gather → plan → execute. */
+        apply_pass_begin(s, &o);
+        if (!apply_subject_is_live(s)) {
+                /* --revert: a stopped unit's runtime properties wait in
+                 * systemd for its next start; they are undone now. */
+                bool undo = m->revert && s->unit && s->property_records->len > 0;
+                apply_subject_gone(s, link, undo && gather_revert_plan(s, &p) >= 0 ? &p : NULL, &o);
+        } else if (cgroup_path_validate(s->cgroup) < 0)
+                log_unit_warning(subject_name(s), "Ignoring invalid cgroup path '%s'", s->cgroup);
+        else if ((r = gather_subject_plan(s, gathered ? gathered : &own, 0, &p)) < 0)
+                log_unit_warning_errno(subject_name(s), r, "Failed to resolve policy groups: %m");
+        else
+                apply_subject(s, &p, cgroup, link, &o);
+        candidate_data_clear(&own);
 
         if (o.forgotten) {
                 process_watch_subject_gone(m->processes, subject_key(s));
@@ -106,7 +122,7 @@ void manager_apply_subject_gathered(Manager *m, Subject *s, CandidateData *gathe
          * change) leaves NMembers as it is. */
         bool is_member = s->memberships && s->memberships->len > 0;
         manager_properties_changed(m, (was_member != is_member ? MANAGER_PROPERTY_NMEMBERS : 0) |
-                                              (s->record_error != record_error_before ? MANAGER_PROPERTY_RECORDS : 0));
+                                              (s->record_error != o.record_error_before ? MANAGER_PROPERTY_RECORDS : 0));
 }
 
 void manager_apply_subject(Manager *m, Subject *s) {

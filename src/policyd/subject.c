@@ -63,6 +63,8 @@ Subject *subject_free(Subject *s) {
         g_strfreev(s->refresh_values);
         g_free(s->active_state);
         g_strfreev(s->unit_groups);
+        if (s->admin_values)
+                g_hash_table_unref(s->admin_values);
         sd_event_source_disable_unref(s->record_retry);
         g_free(s->no_space_logged);
         g_free(s->saved_record);
@@ -170,6 +172,7 @@ static bool strv_equal(char **a, char **b) {
 void subject_invalidate_unit_groups(Subject *s) {
         g_clear_pointer(&s->unit_groups, g_strfreev);
         s->unit_groups_read = false;
+        g_clear_pointer(&s->admin_values, g_hash_table_unref);
 }
 
 static void take_string(char **field, char **value) {

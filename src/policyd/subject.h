@@ -55,6 +55,12 @@ typedef struct Subject {
          * drop-ins change, or at a reload of either side. */
         char **unit_groups;
         bool unit_groups_read;
+        /* The administrator's values the unit plan asked for, from the
+         * unit's files: property → GPtrArray* of UnitPropertyAssignment*
+         * (unit_file_read_property()), or NULL where the files could not
+         * be read. Kept, as unit_groups, until the files change (a reload,
+         * another fragment or drop-in list); only apply reads them. */
+        GHashTable *admin_values;
 
         /* Of the last resolution, kept without its knobs (explain resolves
          * again): NULL before the first, and while there is no cgroup. */

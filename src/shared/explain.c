@@ -252,12 +252,13 @@ static void add_property_row(GPtrArray *rows, const char *property, const char *
 void explain_add_unit_plan(GPtrArray *rows, const UnitPlan *up) {
         if (!up)
                 return;
-        if (up->read == UNIT_PLAN_READ_VALUES || up->read == UNIT_PLAN_READ_UNIT) {
-                /* Its lists are empty until systemd's values of now are in. */
+        if (up->read != UNIT_PLAN_READ_NOTHING) {
+                /* Its lists are empty until what it asks for is read. */
                 g_autofree char *names = up->read_names ? g_strjoinv(", ", up->read_names) : NULL;
-                g_autofree char *note = g_strdup_printf("policyd reads %s from systemd again before it sets or "
-                                                        "restores any property",
-                                                        isempty(names) ? "the unit" : names);
+                g_autofree char *note = g_strdup_printf(
+                        "policyd reads %s from %s before it sets or restores any property",
+                        isempty(names) ? "the unit" : names,
+                        up->read == UNIT_PLAN_READ_ADMIN ? "the unit's files at its next pass" : "systemd again");
                 add_property_row(rows, "unit properties", NULL, NULL, note);
                 return;
         }

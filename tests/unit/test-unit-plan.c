@@ -328,6 +328,17 @@ static void test_explain_rows(void) {
         ExplainRow *stale = g_ptr_array_index(shown, 2);
         g_assert_cmpstr(stale->name, ==, "unit properties");
         g_assert_nonnull(strstr(stale->note, "reads MemorySwapMax, MemoryZSwapMax from systemd again"));
+
+        /* The administrator's values not read (Explain reads no file): it says so. */
+        g_autoptr(CgroupPlan) set = parse_plan("MemorySwapMax=2147483648");
+        g_clear_pointer(&p, unit_plan_free);
+        in = (UnitPlanInput) { .plan = set, .properties = current };
+        g_assert_cmpint(unit_plan_build(&in, &p), ==, 0);
+        g_assert_cmpint(p->read, ==, UNIT_PLAN_READ_ADMIN);
+        explain_add_unit_plan(shown, p);
+        g_assert_cmpuint(shown->len, ==, 4);
+        ExplainRow *unread = g_ptr_array_index(shown, 3);
+        g_assert_nonnull(strstr(unread->note, "reads MemorySwapMax from the unit's files at its next pass"));
         g_free(swap.note);
         for (guint i = 1; i < shown->len; i++) {
                 ExplainRow *row = g_ptr_array_index(shown, i);
