@@ -5,7 +5,9 @@
  *   focus-floor PARENT PREFIX
  *
  * One inotify IN_ATTRIB watch on PARENT, as policyd's attr-watch.c holds
- * one per parent directory. For an event on a child whose name starts with
+ * one per parent directory; the bench gives it the app.slice of the user's
+ * manager (.../user@UID.service/app.slice) and "app-pgbf-". Run as root, as
+ * policyd is: the apps' cgroups are the user's. For an event on a child whose name starts with
  * PREFIX it reads the child's user.xdg.inactive-since; "-1" is the group
  * pgbf-fg (SwapHigh=10M), any other number pgbf-bg (SwapHigh=20M). When the
  * group differs from the one it last applied there (its own tag write

@@ -2,39 +2,44 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # The focus-change benchmark, in the VM (bench/run-focus ships it there with
-# focus-probe and focus-floor, and the build installed). Issue 10, "Cost": a
-# focus change is applied within 2x one bare apply (p50 and p99), with no
-# polling and a bounded number of inotify watches.
+# focus-probe, focus-floor and the scenarios' lib.sh, and the build
+# installed). Issue 10, "Cost": a focus change is applied within 2x one bare
+# apply (p50 and p99), with no polling and a bounded number of inotify
+# watches.
 #
-# The apps are system units whose cgroup a user owns (User=, Delegate=yes),
-# as when this was written policyd did not follow user managers; a user's
-# app scope takes the same path (a direct write, no systemd call).
-# pgbf-app-0..N-1.service in
-# system.slice. Two groups with AllowSelfAssign=yes match them:
-# Focused=yes sets SwapHigh=10M, Focused=no SwapHigh=20M; SwapHigh is a
-# direct write of memory.swap.high, with no systemd call.
+# The apps are what a desktop runs: scopes app-pgbf-0..N-1.scope of a
+# user's own systemd (user@UID.service, started by linger), in its
+# app.slice, started by the user with systemd-run --user --scope as GNOME
+# starts app-gnome-*.scope (lib.sh's test_user_scope). Their cgroups are
+# the user's, strictly below the delegation root user@UID.service. Two
+# groups with Manager=user and AllowSelfAssign=yes match them (policy.d(5):
+# a user's own attributes select only such groups): Focused=yes sets
+# SwapHigh=10M, Focused=no SwapHigh=20M; SwapHigh is a direct write of
+# memory.swap.high, with no call to either systemd.
 #
-# focus-probe makes the changes: each flips one app's
-# user.xdg.inactive-since (-1 <-> CLOCK_MONOTONIC µs, as Mutter writes it),
-# round robin over the apps, and times it until memory.swap.high and
-# user.policy.group show the new group (woken by inotify, no polling). The
-# two ways alternate in blocks over the same apps:
+# focus-probe makes the changes as the user, as the compositor does: each
+# flips one app's user.xdg.inactive-since (-1 <-> CLOCK_MONOTONIC µs, as
+# Mutter writes it), round robin over the apps, and times it until
+# memory.swap.high and user.policy.group show the new group (woken by
+# inotify, no polling). The two ways alternate in blocks over the same
+# apps:
 #
 #   policyd  policyd running, nothing else applying
 #   floor    policyd stopped (stopping it undoes nothing); focus-floor, a
-#            bare IN_ATTRIB listener on system.slice, reads the focus
-#            attribute and writes memory.swap.high and the tag
+#            bare IN_ATTRIB listener on the user's app.slice, reads the
+#            focus attribute and writes memory.swap.high and the tag
 #
 # CPU per change is the sum over the applier's threads of
 # /proc/PID/task/*/schedstat (ns on CPU) over the block, read 1 s after its
-# last change, and journald's and dbus-daemon's likewise (a focus move is
-# logged at debug level, and MembershipChanged goes to subscribers only, of
-# which there is none here: both should stay at 0). The gap between changes (--gap-ms, default 200) keeps
-# policyd's attribute wakeups (two per change: the focus write, then its own
-# tag's) under its rate limit of 20 a second, which a person switching focus
-# never reaches. Then the watches: policyctl status's Attributes: line and
-# the inotify wd lines in policyd's /proc/PID/fdinfo, with N apps and with
-# 5N.
+# last change, and journald's, dbus-daemon's and the user's manager's
+# likewise (a focus move is logged at debug level, MembershipChanged goes
+# to subscribers only, of which there is none here, and a SwapHigh change
+# calls no systemd: all three should stay at 0). The gap between changes
+# (--gap-ms, default 200) keeps policyd's attribute wakeups (two per
+# change: the focus write, then its own tag's) under its rate limit of 20 a
+# second, which a person switching focus never reaches. Then the watches:
+# policyctl status's Attributes: line and the inotify wd lines in
+# policyd's /proc/PID/fdinfo, with N apps and with 5N.
 #
 # Output: "@ " lines carry the figures (key=value), the tables come last.
 # Any failure stops the run with "bench: FAILED:" and status 1.
@@ -63,6 +68,8 @@ cg=/sys/fs/cgroup
 begin=$SECONDS
 results=$(mktemp)
 floor_pid=
+# The probe runs as the user: a copy they may execute.
+bin=$(mktemp -d /run/pgbf.XXXXXX)
 
 say() { echo "bench: [$((SECONDS - begin)) s] $*"; }
 emit() { echo "@ $*"; }
@@ -74,6 +81,11 @@ die() {
 }
 set -E
 trap 'die "line $LINENO: $BASH_COMMAND (status $?)"' ERR
+# The scenarios' user with their own systemd: test_user_setup,
+# test_user_run, test_user_scope, test_user_cleanup.
+# shellcheck source=tests/vm/scenarios/lib.sh
+. "$here/lib.sh"
+fail() { die "$*"; }
 
 wait_until() { # SECONDS WHAT CMD...
         local limit=$1 what=$2 start=$SECONDS
@@ -86,19 +98,22 @@ wait_until() { # SECONDS WHAT CMD...
 policyd_pid() { systemctl show -P MainPID policyd.service; }
 cpu_ns() { cat /proc/"$1"/task/*/schedstat | awk '{ s += $1 } END { print s + 0 }'; }
 attributes_line() { policyctl status | sed -n 's/^ *Attributes: //p'; }
+# policyd's connection to the user's manager is up ("connecting; " before
+# the count otherwise): without it no app is anybody's unit.
+follows_user() { policyctl status | grep -qE "^ *Managers: .*user@$test_uid \([0-9]+ units\)"; }
 inotify_wds() { # PID: the inotify watches it holds, from the kernel
         cat /proc/"$1"/fdinfo/* 2>/dev/null | grep -c '^inotify wd:' || true
 }
 app_cgroups() { # FROM TO
         local i
         for ((i = $1; i < $2; i++)); do
-                echo "$cg$(systemctl show -P ControlGroup "pgbf-app-$i.service")"
+                echo "$cg$(test_user_run systemctl --user show -P ControlGroup "app-pgbf-$i.scope")"
         done
 }
 start_apps() { # FROM TO
         local i
         for ((i = $1; i < $2; i++)); do
-                systemd-run --quiet --unit="pgbf-app-$i" -p User=$user -p Delegate=yes sleep infinity
+                test_user_scope "app-pgbf-$i.scope" sleep infinity >/dev/null
         done
 }
 # policyd has done what a start brings (units read, applied, the sweep):
@@ -131,44 +146,56 @@ stop_floor() {
 }
 cleanup() {
         stop_floor || true
-        systemctl stop 'pgbf-app-*.service' 2>/dev/null || true
+        # Ends the user's manager, and with it the apps.
+        test_user_cleanup >/dev/null || true
         rm -f /etc/policy.d/pgbf-fg.policy /etc/policy.d/pgbf-bg.policy "$results"
-        userdel "$user" 2>/dev/null || true
+        rm -rf "$bin"
 }
 trap cleanup EXIT
 
 # run_block WAY BLOCK PID: one probe run while PID applies; CPU of PID over it.
 run_block() {
-        local way=$1 block=$2 pid=$3 c0 c1 j0 j1 d0 d1 t0 t1 out jd dd
+        local way=$1 block=$2 pid=$3 c0 c1 j0 j1 d0 d1 m0 m1 t0 t1 out jd dd md
         out=$(mktemp)
         jd=$(systemctl show -P MainPID systemd-journald.service)
         dd=$(systemctl show -P MainPID dbus.service)
-        c0=$(cpu_ns "$pid"); j0=$(cpu_ns "$jd"); d0=$(cpu_ns "$dd"); t0=$(date +%s%N)
-        "$probe" "$way" "$per_block" "$gap_ms" "${app_dirs[@]}" > "$out" || { cat "$out"; die "focus-probe ($way, block $block)"; }
+        md=$(systemctl show -P MainPID "user@$test_uid.service")
+        c0=$(cpu_ns "$pid"); j0=$(cpu_ns "$jd"); d0=$(cpu_ns "$dd"); m0=$(cpu_ns "$md"); t0=$(date +%s%N)
+        # As the user, as their compositor writes the attribute.
+        setpriv --reuid="$user" --regid="$user" --clear-groups \
+                "$bin/focus-probe" "$way" "$per_block" "$gap_ms" "${app_dirs[@]}" > "$out" ||
+                { cat "$out"; die "focus-probe ($way, block $block)"; }
         sleep 1 # the applier's last wakeups (its own tag's event)
-        c1=$(cpu_ns "$pid"); j1=$(cpu_ns "$jd"); d1=$(cpu_ns "$dd"); t1=$(date +%s%N)
+        c1=$(cpu_ns "$pid"); j1=$(cpu_ns "$jd"); d1=$(cpu_ns "$dd"); m1=$(cpu_ns "$md"); t1=$(date +%s%N)
         sed "s/\$/ block=$block/" "$out"
         awk -v w="$way" '$2 == "kind=change" { sub("latency_us=", "", $7); print w, $7 }' "$out" >> "$results"
         emit kind=cpu way="$way" block="$block" changes="$per_block" cpu_ns=$((c1 - c0)) \
-                journald_cpu_ns=$((j1 - j0)) dbus_cpu_ns=$((d1 - d0)) wall_ms=$(((t1 - t0) / 1000000))
+                journald_cpu_ns=$((j1 - j0)) dbus_cpu_ns=$((d1 - d0)) user_manager_cpu_ns=$((m1 - m0)) \
+                wall_ms=$(((t1 - t0) / 1000000))
         echo "cpu $way $((c1 - c0))" >> "$results"
         echo "journald $way $((j1 - j0))" >> "$results"
         echo "dbus $way $((d1 - d0))" >> "$results"
+        echo "user-manager $way $((m1 - m0))" >> "$results"
         rm -f "$out"
 }
 
-userdel "$user" 2>/dev/null || true
-useradd --system --no-create-home --shell /usr/sbin/nologin "$user"
+test_user_setup "$user"
+chmod 0755 "$bin"
+cp "$probe" "$bin/"
 mkdir -p /etc/policy.d
-match='[Match]\nUnit=pgbf-app-*.service\n'
+match='[Match]\nUnit=app-pgbf-*.scope\nManager=user\n'
 printf "[PolicyGroup]\nAllowSelfAssign=yes\n${match}Focused=yes\n[Swap]\nSwapHigh=10M\n" > /etc/policy.d/pgbf-fg.policy
 printf "[PolicyGroup]\nAllowSelfAssign=yes\n${match}Focused=no\n[Swap]\nSwapHigh=20M\n" > /etc/policy.d/pgbf-bg.policy
 chmod 0644 /etc/policy.d/pgbf-fg.policy /etc/policy.d/pgbf-bg.policy
 
 start_apps 0 "$apps"
 mapfile -t app_dirs < <(app_cgroups 0 "$apps")
+[[ ${app_dirs[0]} == "$test_user_cgroup/app.slice/app-pgbf-0.scope" ]] ||
+        die "${app_dirs[0]} is not in user@$test_uid.service's app.slice"
 [[ $(stat -c %U "${app_dirs[0]}") == "$user" ]] || die "${app_dirs[0]} is not owned by $user"
+[[ -f ${app_dirs[0]}/memory.swap.high ]] || die "no memory controller in ${app_dirs[0]}"
 systemctl restart policyd.service
+wait_until 120 "policyd follows user@$test_uid.service" follows_user
 wait_until 120 "policyd watches the apps" bash -c "policyctl status | grep -q 'Attributes: inotify IN_ATTRIB'"
 say "policyd $(policyd_pid); $apps apps; $blocks blocks of $per_block changes a way, ${gap_ms} ms apart"
 emit kind=setup apps="$apps" blocks="$blocks" per_block="$per_block" gap_ms="$gap_ms" \
@@ -176,13 +203,14 @@ emit kind=setup apps="$apps" blocks="$blocks" per_block="$per_block" gap_ms="$ga
 
 for ((b = 1; b <= blocks; b++)); do
         systemctl start policyd.service
+        wait_until 120 "policyd follows user@$test_uid.service" follows_user
         wait_until 120 "policyd converged" converged
         wait_until 120 "policyd settled after its start" settled
         say "block $b of $blocks: policyd"
         run_block policyd "$b" "$(policyd_pid)"
 
         systemctl stop policyd.service
-        "$floor" "$(dirname "${app_dirs[0]}")" pgbf-app- > /run/pgbf-floor.out &
+        "$floor" "$(dirname "${app_dirs[0]}")" app-pgbf- > /run/pgbf-floor.out &
         floor_pid=$!
         wait_until 10 "focus-floor watching" grep -q watching /run/pgbf-floor.out
         say "block $b of $blocks: floor"
@@ -193,6 +221,7 @@ done
 
 # The watches policyd holds, with N apps and with 5N.
 systemctl start policyd.service
+wait_until 120 "policyd follows user@$test_uid.service" follows_user
 wait_until 120 "policyd converged" converged
 pd=$(policyd_pid)
 watched_cgroups() { attributes_line | sed -n 's/.* for \([0-9]*\) cgroups.*/\1/p'; }
@@ -229,7 +258,7 @@ r50=$(ratio "$(pct policyd 50)" "$(pct floor 50)")
 r99=$(ratio "$(pct policyd 99)" "$(pct floor 99)")
 rcpu=$(ratio "$(cpu_per_change policyd)" "$(cpu_per_change floor)")
 echo "policyd / floor: p50 ${r50}x, p99 ${r99}x, CPU per change ${rcpu}x"
-for who in journald dbus; do
+for who in journald dbus user-manager; do
         echo "$who CPU per change (ms, median of blocks): $(cpu_per_change policyd $who) with policyd, $(cpu_per_change floor $who) with the floor"
         emit kind=others who=$who policyd_ms_per_change="$(cpu_per_change policyd $who)" \
                 floor_ms_per_change="$(cpu_per_change floor $who)"

@@ -4,6 +4,9 @@
  *
  *   focus-probe LABEL CHANGES GAP_MS CGROUP...
  *
+ * The bench runs it as the user who owns the apps' cgroups, as their
+ * compositor writes the attribute; it needs no privilege.
+ *
  * Change i goes to CGROUP[i % N]: it flips that app's user.xdg.inactive-since
  * (as Mutter writes it: "-1" with focus, else CLOCK_MONOTONIC in µs), then
  * waits until the cgroup shows the group that follows: memory.swap.high
