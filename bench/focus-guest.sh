@@ -68,8 +68,9 @@ cg=/sys/fs/cgroup
 begin=$SECONDS
 results=$(mktemp)
 floor_pid=
-# The probe runs as the user: a copy they may execute.
-bin=$(mktemp -d /run/pgbf.XXXXXX)
+# The probe runs as the user: a copy they may execute, on the root file
+# system (one under /run failed to execute for them: EACCES).
+bin=$(mktemp -d /var/tmp/pgbf.XXXXXX)
 
 say() { echo "bench: [$((SECONDS - begin)) s] $*"; }
 emit() { echo "@ $*"; }
@@ -180,8 +181,8 @@ run_block() {
 }
 
 test_user_setup "$user"
-chmod 0755 "$bin"
 cp "$probe" "$bin/"
+chmod 0755 "$bin" "$bin/focus-probe"
 mkdir -p /etc/policy.d
 match='[Match]\nUnit=app-pgbf-*.scope\nManager=user\n'
 printf "[PolicyGroup]\nAllowSelfAssign=yes\n${match}Focused=yes\n[Swap]\nSwapHigh=10M\n" > /etc/policy.d/pgbf-fg.policy
