@@ -244,36 +244,32 @@ static bool has_generated_dropin(const Subject *s) {
         return false;
 }
 
-static void ptr_array_unref_or_null(gpointer p) {
-        if (p)
-                g_ptr_array_unref(p);
-}
-
 /* The administrator's values of names, from the unit's files, for the
  * unit plan (which asks for them where it decides what to restore): read
  * once (may_read) and kept in s->admin_values until the files change.
- * Without may_read, NULL when one of them was never read. */
+ * Without may_read, NULL when one of them is not kept. */
 static GHashTable *admin_values(Subject *s, char *const *names, bool may_read) {
         g_autoptr(GHashTable) admin = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
                                                             (GDestroyNotify) g_ptr_array_unref);
 
         if (!s->admin_values)
-                s->admin_values = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, ptr_array_unref_or_null);
+                s->admin_values = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                                        (GDestroyNotify) g_ptr_array_unref);
         for (char *const *n = names; n && *n; n++) {
                 gpointer cached;
                 if (!g_hash_table_lookup_extended(s->admin_values, *n, NULL, &cached)) {
                         if (!may_read)
                                 return NULL;
                         GPtrArray *assignments = NULL;
+                        /* Missing from admin: its files could not be read
+                         * (unit-plan.h). Not kept: the next pass tries again. */
                         if (unit_file_read_property(s->unit, s->fragment, (const char *const *) s->dropins,
                                                     subject_file_reader(s), *n, &assignments) < 0)
-                                assignments = NULL;
+                                continue;
                         cached = assignments;
                         g_hash_table_replace(s->admin_values, g_strdup(*n), cached);
                 }
-                /* Missing from admin: its files could not be read (unit-plan.h). */
-                if (cached)
-                        g_hash_table_replace(admin, g_strdup(*n), g_ptr_array_ref(cached));
+                g_hash_table_replace(admin, g_strdup(*n), g_ptr_array_ref(cached));
         }
         return TAKE_PTR(admin);
 }

@@ -57,9 +57,9 @@ typedef struct Subject {
         bool unit_groups_read;
         /* The administrator's values the unit plan asked for, from the
          * unit's files: property → GPtrArray* of UnitPropertyAssignment*
-         * (unit_file_read_property()), or NULL where the files could not
-         * be read. Kept, as unit_groups, until the files change (a reload,
-         * another fragment or drop-in list); only apply reads them. */
+         * (unit_file_read_property()); a property whose files could not be
+         * read is not kept. Kept, as unit_groups, until the files change (a
+         * reload, another fragment or drop-in list); only apply reads them. */
         GHashTable *admin_values;
 
         /* Of the last resolution, kept without its knobs (explain resolves
