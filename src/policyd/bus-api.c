@@ -289,9 +289,7 @@ static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *err
                                : s->record_failed_cgroup && (row->backend == BACKEND_XATTR ||
                                                              row->backend == BACKEND_CGROUP_FILE)))
                         continue;
-                char *note = isempty(row->note) ? g_strdup(unrecorded) : g_strconcat(row->note, "; ", unrecorded, NULL);
-                g_free(row->note);
-                row->note = note;
+                explain_row_add_note(row, unrecorded);
         }
         r = sd_bus_message_open_container(reply, 'a', "(sssssss)");
         if (r < 0)

@@ -231,7 +231,7 @@ static ExplainRow *property_row(GPtrArray *rows, const char *property) {
         return NULL;
 }
 
-static void row_add_note(ExplainRow *row, const char *note) {
+void explain_row_add_note(ExplainRow *row, const char *note) {
         char *joined = isempty(row->note) ? g_strdup(note) : g_strconcat(row->note, "; ", note, NULL);
         g_free(row->note);
         row->note = joined;
@@ -266,7 +266,7 @@ void explain_add_unit_plan(GPtrArray *rows, const UnitPlan *up) {
                 const UnitPlanSync *x = g_ptr_array_index(up->syncs, i);
                 ExplainRow *row = x->relied ? property_row(rows, x->property) : NULL;
                 if (row)
-                        row_add_note(row, "systemd has this value already (the unit's files, or policyd-generator's "
+                        explain_row_add_note(row, "systemd has this value already (the unit's files, or policyd-generator's "
                                           "drop-in): policyd sets nothing, and keeps the kernel file in line");
         }
         for (guint i = 0; i < up->records->len; i++) {

@@ -33,6 +33,9 @@ typedef struct ExplainRow {
 GPtrArray *explain_rows(const Resolution *res, const CgroupPlan *plan, const char *cgroup, bool exec_time_stale,
                         ExplainReadFunc read, void *userdata);
 
+/* Appends note to the row's, after "; " when it has one. */
+void explain_row_add_note(ExplainRow *row, const char *note);
+
 /* What the unit plan (unit-plan.h) does beyond the cgroup plan's rows:
  * a note on each property systemd has already, whose kernel file policyd
  * keeps in line, and a row for each value it restores. up NULL: nothing. */
