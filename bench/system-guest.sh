@@ -42,7 +42,7 @@ latency_n=200
 bare_n=100
 churn=100:10,10:30    # RATE:SECONDS, ...
 idle_sec=60
-only=                 # "process": the process layer's phase alone
+only=                 # "process": the process layer's phase alone; "system": all but it
 pmoves=200            # moves each way (policyd, and each floor)
 pfork=100:30          # fork+exec RATE:SECONDS
 pscopes=10:30         # scope starts RATE:SECONDS, outside any group
@@ -57,7 +57,7 @@ for a in "$@"; do
         --bare=*)          bare_n=${a#*=} ;;
         --churn=*)         churn=${a#*=} ;;
         --idle=*)          idle_sec=${a#*=} ;;
-        --only=process)    only=process ;;
+        --only=process|--only=system) only=${a#*=} ;;
         --process-moves=*) pmoves=${a#*=} ;;
         --process-forkexec=*) pfork=${a#*=} ;;
         --process-scopes=*) pscopes=${a#*=} ;;
@@ -686,7 +686,7 @@ if [[ $only != process ]]; then
                 churn_run policyd "${c%:*}" "${c#*:}"
         done
 fi
-process_phase
+[[ $only == system ]] || process_phase
 
 restarts=$(systemctl show -P NRestarts policyd.service)
 crashes=$(journalctl -b --no-pager -o cat _PID=1 | grep -cE "policyd\.service: (Main process exited, code=(killed|dumped)|Watchdog timeout)" || true)
