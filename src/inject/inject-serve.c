@@ -12,6 +12,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,8 +20,12 @@
 #include "inject-serve.h"
 #include "inject-wire.h"
 
-/* How long a client may take to send its request. */
+/* How long a client may take to send its first request, and the rest of
+ * a request it began. */
 #define READ_TIMEOUT_MS 5000
+/* How long a connection may stay idle between two requests: policyd closes
+ * its own after a second without one; this is for a client that does not. */
+#define IDLE_TIMEOUT_MS 10000
 #define REPLY_MAX (2 * INJECT_WIRE_LINE_MAX)
 
 static long now_ms(void) {
@@ -31,9 +36,15 @@ static long now_ms(void) {
 
 /* Reads up to and including the first "\n", time-boxed, and the fds that
  * come with it: *ret_pidfd is the one fd, -1 when there was none, and
- * *ret_extra_fds tells of more (which are closed). */
-static int read_request(int fd, char *buf, size_t size, size_t *ret_len, int *ret_pidfd, bool *ret_extra_fds) {
-        long deadline = now_ms() + READ_TIMEOUT_MS;
+ * *ret_extra_fds tells of more (which are closed). Before the first byte
+ * the wait is idle_ms long, and an end there is -ENODATA (the client is
+ * done); once a request began, READ_TIMEOUT_MS. A line that does not end
+ * the bytes read is returned whole, for the parser to refuse: one request
+ * at a time. Nothing at all within idle_ms is -EAGAIN; a request begun and
+ * not ended in time, -ETIMEDOUT. */
+static int read_request(int fd, long idle_ms, char *buf, size_t size, size_t *ret_len, int *ret_pidfd,
+                        bool *ret_extra_fds) {
+        long deadline = now_ms() + idle_ms;
         size_t len = 0;
         int pidfd = -1;
         bool extra = false;
@@ -56,7 +67,7 @@ static int read_request(int fd, char *buf, size_t size, size_t *ret_len, int *re
                 if (left <= 0 || poll(&p, 1, (int) left) == 0) {
                         if (pidfd >= 0)
                                 close(pidfd);
-                        return -ETIMEDOUT;
+                        return len == 0 && pidfd < 0 ? -EAGAIN : -ETIMEDOUT;
                 }
                 n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
                 if (n < 0 && (errno == EINTR || errno == EAGAIN))
@@ -84,8 +95,13 @@ static int read_request(int fd, char *buf, size_t size, size_t *ret_len, int *re
                 }
                 if (mh.msg_flags & MSG_CTRUNC)
                         extra = true;  /* the kernel dropped the fds that did not fit */
-                if (n == 0)
+                if (n == 0) {
+                        if (len == 0 && pidfd < 0)
+                                return -ENODATA;  /* done, between two requests */
                         break;  /* the client is done before a whole line */
+                }
+                if (len == 0)
+                        deadline = now_ms() + READ_TIMEOUT_MS;  /* a request began */
                 len += (size_t) n;
         }
         *ret_len = len;
@@ -194,15 +210,25 @@ int inject_drop_cap_sys_nice(void) {
         return 0;
 }
 
+/* One request and its reply. *ret_last says that the connection ends
+ * after it: a request refused before it reached its target (the stream
+ * may be out of step), or a thread left attached (stuck), which only this
+ * process's exit lets go. first: the connection's first request, the only
+ * one that may be a root migration, which keeps CAP_SYS_NICE. */
 static int serve_request(int fd, const struct ucred *peer, const char *data, size_t len, int pidfd,
-                         bool extra_fds) {
+                         bool extra_fds, bool first, bool *ret_last) {
         InjectWireRequest w;
         InjectReport rep;
         InjectQuery q, *qp = NULL;
         pid_t fd_pid;
         int r;
 
+        *ret_last = true;
         r = inject_wire_parse_request(data, len, &w);
+        /* Dropped for good by an earlier request of this connection. */
+        if (r >= 0 && w.migrate && w.req.acting_uid == 0 && !first)
+                return reply_error(fd, w.pid, peer,
+                                   "a root migration must be its connection's first request (CAP_SYS_NICE)");
         /* Whatever the request is, unless it is root's migration, it goes
          * on without CAP_SYS_NICE: a user's migration moves only the pages
          * the process has to itself, to nodes its cpuset allows. */
@@ -237,6 +263,7 @@ static int serve_request(int fd, const struct ucred *peer, const char *data, siz
                 return reply_error(fd, w.pid, peer, "the pidfd's process is outside the helper's PID namespace");
         if (fd_pid != w.pid)
                 return reply_error(fd, w.pid, peer, "the pidfd is of PID %d, not %d", (int) fd_pid, (int) w.pid);
+        *ret_last = false; /* a well-formed request: the next may follow */
 
         if (w.query) {
                 /* Reading is all: no refusal applies, as none would to cat. */
@@ -279,6 +306,7 @@ static int serve_request(int fd, const struct ucred *peer, const char *data, siz
                 return reply(fd, w.pid, &rep, NULL, NULL, peer);
         }
         r = inject_process_pidfd(pidfd, w.pid, &w.req, &rep);
+        *ret_last = r < 0 || rep.stuck;
         if (r == -EINVAL)
                 return reply_error(fd, w.pid, peer, "PID %d is a thread, not a process", (int) w.pid);
         if (r < 0)
@@ -295,13 +323,20 @@ static int serve_request(int fd, const struct ucred *peer, const char *data, siz
         return reply(fd, w.pid, &rep, qp, NULL, peer);
 }
 
+/* Traced threads that exited during a job and were not reaped: none may
+ * answer a later job's waitpid() for a thread that got the same TID. */
+static void reap_leftover_tracees(void) {
+        int status;
+
+        while (waitpid(-1, &status, __WALL | WNOHANG) > 0)
+                ;
+}
+
 int inject_serve(int fd) {
         char data[INJECT_WIRE_LINE_MAX + 1];
         struct ucred peer;
         socklen_t sl = sizeof(peer), tl = sizeof(int);
-        int type = 0, pidfd = -1, r;
-        size_t len = 0;
-        bool extra_fds = false;
+        int type = 0, r;
 
         if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) < 0 || type != SOCK_STREAM) {
                 fprintf(stderr, "--serve needs a stream socket on standard input (policyd-inject.socket)\n");
@@ -312,24 +347,45 @@ int inject_serve(int fd) {
                 fprintf(stderr, "SO_PEERCRED: %s\n", strerror(-r));
                 return r;
         }
-        /* One byte more than a request may have, so that the parser sees an
-         * overlong one. The request is read before any reply, whoever sent
-         * it, so that every client gets its reply after its request. */
-        r = read_request(fd, data, sizeof(data), &len, &pidfd, &extra_fds);
-        if (peer.uid != 0) {
-                /* The socket is 0600 root: this is the second lock, not the first. */
-                r = reply_error(fd, 0, &peer, "permission denied: the caller is uid %d, not root", (int) peer.uid);
+        /* Requests one after another, each answered before the next is read,
+         * until the client closes, stays idle, or a request ends it. One byte
+         * more than a request may have, so that the parser sees an overlong
+         * one. The first request is read before any reply, whoever sent it,
+         * so that every client gets its reply after its request. */
+        for (unsigned served = 0;; served++) {
+                int pidfd = -1;
+                size_t len = 0;
+                bool extra_fds = false, last = true;
+
+                r = read_request(fd, served == 0 ? READ_TIMEOUT_MS : IDLE_TIMEOUT_MS, data, sizeof(data), &len,
+                                 &pidfd, &extra_fds);
+                if (served > 0 && (r == -ENODATA || r == -EAGAIN)) {
+                        fprintf(stderr, "Served %u requests; the connection is %s.\n", served,
+                                r == -EAGAIN ? "idle" : "closed");
+                        return 0;
+                }
+                if (r == -ENODATA)
+                        r = 0; /* closed before a request: "empty request" */
+                if (r == -EAGAIN)
+                        r = -ETIMEDOUT;
+                if (peer.uid != 0) {
+                        /* The socket is 0600 root: this is the second lock, not the first. */
+                        r = reply_error(fd, 0, &peer, "permission denied: the caller is uid %d, not root",
+                                        (int) peer.uid);
+                        if (pidfd >= 0)
+                                close(pidfd);
+                        return r;
+                }
+                if (r == -ETIMEDOUT)
+                        return reply_error(fd, 0, &peer, "no whole request within %d ms", READ_TIMEOUT_MS);
+                if (r < 0)
+                        return reply_error(fd, 0, &peer, "cannot read the request: %s", strerror(-r));
+
+                r = serve_request(fd, &peer, data, len, pidfd, extra_fds, served == 0, &last);
                 if (pidfd >= 0)
                         close(pidfd);
-                return r;
+                reap_leftover_tracees();
+                if (r < 0 || last)
+                        return r;
         }
-        if (r == -ETIMEDOUT)
-                return reply_error(fd, 0, &peer, "no whole request within %d ms", READ_TIMEOUT_MS);
-        if (r < 0)
-                return reply_error(fd, 0, &peer, "cannot read the request: %s", strerror(-r));
-
-        r = serve_request(fd, &peer, data, len, pidfd, extra_fds);
-        if (pidfd >= 0)
-                close(pidfd);
-        return r;
 }

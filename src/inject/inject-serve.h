@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* One request of policyd-inject.socket (Accept=yes): fd is the connection.
- * Checks that the peer is root, reads the request line and its pidfd
- * (inject-wire.h), checks that the pidfd is the request's PID, injects,
- * verifies, and writes the one reply line. Each request and its reply are
- * logged to stderr. Returns 0 once a reply was written, whatever its
- * outcome, or a negative errno when none could be. */
+/* One connection of policyd-inject.socket (Accept=yes): fd. Checks that
+ * the peer is root; then, one request at a time, reads the request line
+ * and its pidfd (inject-wire.h), checks that the pidfd is the request's
+ * PID, injects, verifies, and writes the reply line, until the client
+ * closes the connection or stays idle, a request is refused as malformed
+ * (the stream may be out of step), or a job leaves a thread attached (only
+ * this process's exit lets it go). Each request and its reply are logged
+ * to stderr. Returns 0 once the last reply was written, whatever its
+ * outcome, or a negative errno when one could not be. */
 int inject_serve(int fd);
 
 /* Drops CAP_SYS_NICE from every set of this process (all but a root

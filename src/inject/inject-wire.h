@@ -2,8 +2,9 @@
 #pragma once
 
 /* What policyd and the injector helper (policyd-inject --serve) say to each
- * other over one connection of policyd-inject.socket: one request line, with
- * a pidfd of the target attached (SCM_RIGHTS), and one reply line back.
+ * other over a connection of policyd-inject.socket: a request line, with a
+ * pidfd of the target attached (SCM_RIGHTS), and a reply line back; then the
+ * next request, on the same connection.
  * policyd(8), INJECTOR HELPER, describes it for users. Pure: no I/O.
  *
  * A line is space-separated `key=value` tokens, one space between two, none

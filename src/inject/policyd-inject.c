@@ -5,8 +5,8 @@
  * Applies KSM and a memory policy inside one running process, with
  * CAP_SYS_PTRACE, so that policyd itself needs neither that nor a seccomp
  * filter that allows ptrace. --serve is how policyd-inject@.service runs it:
- * one request from policyd on the socket that is standard input, one reply
- * (inject-wire.h, policyd(8)). The other form is for a person: it prints the
+ * requests from policyd on the socket that is standard input, a reply to
+ * each (inject-wire.h, policyd(8)). The other form is for a person: it prints the
  * same reply line. The injected syscalls run with the target's own
  * credentials and cpuset, so they need no capability. --serve also takes
  * migrate= requests (NUMANodes= where a cgroup has no cpuset): migrate_pages

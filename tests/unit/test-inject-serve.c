@@ -584,6 +584,100 @@ static void check_cap_drop(void) {
         check(out[0] == '1', "CAP_SYS_NICE dropped from every set, CAP_SYS_PTRACE kept");
 }
 
+/* Sends line with one fd on sock and reads the reply line, leaving the
+ * connection open for the next request. */
+static void exchange_open(int sock, const char *line, int fd, char *reply, size_t size) {
+        union {
+                struct cmsghdr h;
+                char b[CMSG_SPACE(sizeof(int))];
+        } control = {};
+        struct iovec iov = { (void *) line, strlen(line) };
+        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control,
+                             .msg_controllen = sizeof(control) };
+        struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+        size_t len = 0;
+
+        if (!c)
+                abort();
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(c), &fd, sizeof(int));
+        if (sendmsg(sock, &mh, MSG_NOSIGNAL) < 0) {
+                snprintf(reply, size, "(sendmsg: %s)", strerror(errno));
+                return;
+        }
+        while (len + 1 < size) {
+                ssize_t k = read(sock, reply + len, size - 1 - len);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k <= 0)
+                        break;
+                len += (size_t) k;
+                if (reply[len - 1] == '\n')
+                        break;
+        }
+        reply[len] = '\0';
+}
+
+/* One helper answers one request after another on its connection, as
+ * policyd sends them: a query, an injection, an undo; then a root
+ * migration, which only a connection's first request may be (CAP_SYS_NICE
+ * went with the first), is refused and ends the connection. */
+static void check_one_connection(void) {
+        char line[256], reply[2048];
+        pid_t target = spawn_target();
+        int pidfd = pidfd_of(target), sv[2];
+        unsigned threads = 0;
+
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+                abort();
+        pid_t child = run_helper(sv[1]);
+        if (child < 0)
+                abort();
+
+        snprintf(line, sizeof(line), "pid=%d query=1\n", (int) target);
+        exchange_open(sv[0], line, pidfd, reply, sizeof(reply));
+        check(has(reply, "outcome", "queried"), "one connection, request 1: queried (%s)", oneline(reply));
+
+        snprintf(line, sizeof(line), "pid=%d mempolicy=preferred:0 timeout_ms=5000\n", (int) target);
+        exchange_open(sv[0], line, pidfd, reply, sizeof(reply));
+        check(has(reply, "outcome", "applied") && every_thread_has(target, "prefer:0", &threads) && threads == 3,
+              "one connection, request 2: applied, prefer:0 in every thread from outside (%s)", oneline(reply));
+
+        snprintf(line, sizeof(line), "pid=%d mempolicy=default\n", (int) target);
+        exchange_open(sv[0], line, pidfd, reply, sizeof(reply));
+        check(has(reply, "outcome", "applied") && every_thread_has(target, "default", &threads),
+              "one connection, request 3: undone, default in every thread (%s)", oneline(reply));
+
+        snprintf(line, sizeof(line), "pid=%d migrate=0 for_uid=0\n", (int) target);
+        exchange_open(sv[0], line, pidfd, reply, sizeof(reply));
+        check(has(reply, "outcome", "error") && contains(reply, "error", "first request"),
+              "one connection, request 4: a root migration after others is refused (%s)", oneline(reply));
+        /* And the helper is gone: no reply to a fifth, and it exited. */
+        snprintf(line, sizeof(line), "pid=%d query=1\n", (int) target);
+        exchange_open(sv[0], line, pidfd, reply, sizeof(reply));
+        int status = wait_helper(child);
+        check(reply[0] == '\0' || strstr(reply, "sendmsg"), "after an error reply the connection ends (%s)",
+              oneline(reply));
+        check(status == 0, "the helper exited with status %d", status);
+        close(sv[0]);
+
+        /* A client that closes after its replies ends the helper at once. */
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+                abort();
+        child = run_helper(sv[1]);
+        snprintf(line, sizeof(line), "pid=%d query=1\n", (int) target);
+        exchange_open(sv[0], line, pidfd, reply, sizeof(reply));
+        exchange_open(sv[0], line, pidfd, reply, sizeof(reply));
+        check(has(reply, "outcome", "queried"), "two queries on one connection (%s)", oneline(reply));
+        close(sv[0]);
+        status = wait_helper(child);
+        check(status == 0, "closed by the client: the helper exited with status %d", status);
+
+        stop_target(target, pidfd);
+}
+
 int main(int argc, char **argv) {
         bool ksm_works, ask_ksm = true;
 
@@ -615,6 +709,7 @@ int main(int argc, char **argv) {
         check_for_uid();
         check_not_root();
         check_cap_drop();
+        check_one_connection();
 
         printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
         return failures ? 1 : 0;
