@@ -456,17 +456,20 @@ helper_calls() {
         local cursor=$1 target=${2:-} me
         me=$(policyd_pid)
         timeout 30 journalctl --sync
-        { timeout 60 journalctl -b -q -o cat -t policyd-inject --after-cursor="$cursor" || true; } | awk -v me="$me" -v target="$target" '
-                $1 == "peer" && $3 == me {
+        # short-unix: "TIME HOST policyd-inject[HELPER]: peer pid POLICYD uid 0: pid=... outcome=..."
+        { timeout 60 journalctl -b -q -o short-unix -t policyd-inject --after-cursor="$cursor" || true; } |
+                awk -v me="$me" -v target="$target" '
+                $4 == "peer" && $6 == me {
                         pid = ""; outcome = ""
-                        for (i = 1; i <= NF; i++) {
+                        for (i = 7; i <= NF; i++) {
                                 if ($i ~ /^pid=/) pid = substr($i, 5)
                                 if ($i ~ /^outcome=/) outcome = substr($i, 9)
                         }
-                        if (target == "" || pid == target) n[outcome]++
+                        if (target == "" || pid == target) { n[outcome]++; helpers[$3] = 1 }
                 }
-                END { printf "queried=%d applied=%d other=%d", n["queried"], n["applied"],
-                        n["refused"] + n["failed"] + n["vanished"] + n["error"] }'
+                END { h = 0; for (k in helpers) h++
+                        printf "queried=%d applied=%d other=%d helpers=%d", n["queried"], n["applied"],
+                        n["refused"] + n["failed"] + n["vanished"] + n["error"], h }'
 }
 
 # A quiet process in its own service in pghome.slice: prints its PID.
@@ -496,7 +499,7 @@ process_wait() { "$pbench" wait --pid="$1" --want="$2" --timeout=120 >/dev/null 
 wait_helper_answered() {
         local cursor=$1 target=$2
         for _ in $(seq 1 300); do
-                [[ $(helper_calls "$cursor" "$target") != "queried=0 applied=0 other=0" ]] && break
+                [[ $(helper_calls "$cursor" "$target") != "queried=0 applied=0 other=0 helpers=0" ]] && break
                 sleep 0.2
         done
         settle >/dev/null

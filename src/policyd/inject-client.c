@@ -14,11 +14,39 @@
 
 #define REPLY_MAX 4096
 
-struct InjectCall {
+/* A link is one connection to policyd-inject.socket, and so one helper
+ * process (Accept=yes), which answers one request after another. A link
+ * stays open while requests keep coming, and is closed LINK_IDLE_USEC
+ * after its last reply: the helper exits then. A link older than
+ * LINK_REUSE_USEC takes no new request, so that no helper runs near its
+ * unit's RuntimeMaxSec=. A root migration has a link of its own: the helper
+ * keeps CAP_SYS_NICE for it alone (inject-serve.c). */
+#define LINK_IDLE_USEC (1 * G_USEC_PER_SEC)
+#define LINK_REUSE_USEC (20 * G_USEC_PER_SEC)
+
+typedef struct InjectLink {
+        InjectPool *pool;          /* NULL once the pool is gone */
         int fd;
-        sd_event_source *io;
-        sd_event_source *timer;
+        sd_event_source *io;       /* while idle too: the helper's exit ends the link */
+        sd_event_source *idle_timer;
         GString *buffer;
+        InjectCall *call;          /* in flight, or NULL: idle */
+        uint64_t opened_usec;
+        bool one_shot;
+} InjectLink;
+
+struct InjectPool {
+        sd_event *event;
+        char *socket_path;
+        GQueue *idle;              /* InjectLink*, idle, most recently used first */
+        GHashTable *links;         /* every open link, idle or not */
+        uint64_t opened;           /* links opened since the start: helper processes */
+        uint64_t requests;
+};
+
+struct InjectCall {
+        InjectLink *link;
+        sd_event_source *timer;
         InjectCallback callback;
         void *userdata;
 };
@@ -68,58 +96,113 @@ int inject_reply_parse(const char *line, InjectReply *ret) {
         return 0;
 }
 
+static void link_close(InjectLink *l) {
+        assert(l && !l->call);
+        if (l->pool) {
+                g_queue_remove(l->pool->idle, l);
+                g_hash_table_remove(l->pool->links, l);
+        }
+        sd_event_source_disable_unref(l->io);
+        sd_event_source_disable_unref(l->idle_timer);
+        safe_close(l->fd);
+        g_string_free(l->buffer, true);
+        g_free(l);
+}
+
 InjectCall *inject_call_free(InjectCall *c) {
         if (!c)
                 return NULL;
-        sd_event_source_disable_unref(c->io);
+        if (c->link) {
+                /* Cancelled in flight: the helper may answer yet, so the
+                 * link cannot carry another request. */
+                c->link->call = NULL;
+                link_close(c->link);
+        }
         sd_event_source_disable_unref(c->timer);
-        safe_close(c->fd);
-        if (c->buffer)
-                g_string_free(c->buffer, true);
         g_free(c);
         return NULL;
 }
 
-/* The callback may free the call: nothing touches c after it. */
-static void call_finish(InjectCall *c, const InjectReply *reply, int error) {
+static int on_link_idle(sd_event_source *s, uint64_t usec, void *userdata) {
+        (void) s;
+        (void) usec;
+        link_close(userdata);
+        return 0;
+}
+
+/* After a reply: the link waits for the next request, or goes. */
+static void link_release(InjectLink *l, bool keep) {
+        uint64_t now = 0;
+
+        l->call = NULL;
+        g_string_truncate(l->buffer, 0);
+        if (l->pool)
+                (void) sd_event_now(l->pool->event, CLOCK_MONOTONIC, &now);
+        if (!keep || l->one_shot || !l->pool || now >= l->opened_usec + LINK_REUSE_USEC ||
+            sd_event_add_time_relative(l->pool->event, &l->idle_timer, CLOCK_MONOTONIC, LINK_IDLE_USEC,
+                                       100 * 1000, on_link_idle, l) < 0) {
+                link_close(l);
+                return;
+        }
+        g_queue_push_head(l->pool->idle, l);
+}
+
+/* The callback may free the call: nothing touches c after it. keep: the
+ * link answered as it should, and may carry the next request. */
+static void call_finish(InjectCall *c, const InjectReply *reply, int error, bool keep) {
         assert(c && c->callback);
         /* A reply, or an error: never both. */
         assert(!reply || error == 0);
-        c->io = sd_event_source_disable_unref(c->io);
         c->timer = sd_event_source_disable_unref(c->timer);
+        if (c->link) {
+                InjectLink *l = TAKE_PTR(c->link);
+                link_release(l, keep && error == 0);
+        }
         c->callback(c, reply, error, c->userdata);
 }
 
+/* The link's fd: a reply for its call, or, while idle, the helper's end. */
 static int on_readable(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        InjectCall *c = userdata;
+        InjectLink *l = userdata;
+        InjectCall *c = l->call;
         char buf[512];
         ssize_t n;
         (void) s;
         (void) revents;
 
         n = read(fd, buf, sizeof(buf));
-        if (n < 0) {
-                if (errno == EAGAIN || errno == EINTR)
-                        return 0;
-                call_finish(c, NULL, -errno);
+        if (n < 0 && (errno == EAGAIN || errno == EINTR))
+                return 0;
+        if (!c) {
+                /* Idle: the helper went (idle, RuntimeMaxSec=), or said
+                 * something unasked. Either way, no more requests here. */
+                link_close(l);
                 return 0;
         }
-        g_string_append_len(c->buffer, buf, n);
-        const char *nl = memchr(c->buffer->str, '\n', c->buffer->len);
-        if (!nl && n > 0 && c->buffer->len < REPLY_MAX)
+        if (n < 0) {
+                call_finish(c, NULL, -errno, false);
+                return 0;
+        }
+        g_string_append_len(l->buffer, buf, n);
+        const char *nl = memchr(l->buffer->str, '\n', l->buffer->len);
+        if (!nl && n > 0 && l->buffer->len < REPLY_MAX)
                 return 0;
         if (!nl) {
-                call_finish(c, NULL, n == 0 ? -ECONNRESET : -EMSGSIZE);
+                call_finish(c, NULL, n == 0 ? -ECONNRESET : -EMSGSIZE, false);
                 return 0;
         }
 
         InjectReply reply = {};
-        g_autofree char *line = g_strndup(c->buffer->str, (gsize) (nl - c->buffer->str));
+        /* One reply to one request: anything after it is out of step. */
+        bool in_step = (size_t) (nl - l->buffer->str) + 1 == l->buffer->len;
+        g_autofree char *line = g_strndup(l->buffer->str, (gsize) (nl - l->buffer->str));
         int r = inject_reply_parse(line, &reply);
         if (r < 0)
-                call_finish(c, NULL, r);
+                call_finish(c, NULL, r, false);
         else {
-                call_finish(c, &reply, 0);
+                /* The helper ends the connection after an error reply, and
+                 * after a job that left a thread attached (stuck). */
+                call_finish(c, &reply, 0, in_step && !streq(reply.outcome, "error") && !reply.stuck);
                 inject_reply_clear(&reply);
         }
         return 0;
@@ -128,43 +211,51 @@ static int on_readable(sd_event_source *s, int fd, uint32_t revents, void *userd
 static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         (void) s;
         (void) usec;
-        call_finish(userdata, NULL, -ETIMEDOUT);
+        call_finish(userdata, NULL, -ETIMEDOUT, false);
         return 0;
 }
 
-/* One request line, with the pidfd, and a timer for the helper's own time
- * box plus its start. */
-static int call_start(sd_event *event, const char *socket_path, int pidfd, const GString *line, unsigned timeout_ms,
-                      InjectCallback callback, void *userdata, InjectCall **ret) {
+static int link_open(InjectPool *p, bool one_shot, InjectLink **ret) {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        int fd, r;
+
+        if (strlen(p->socket_path) >= sizeof(sa.sun_path))
+                return -EINVAL;
+        strcpy(sa.sun_path, p->socket_path);
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0)
+                return negative_errno();
+        /* The socket unit accepts: a connect completes at once, or fails. */
+        if (connect(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0) {
+                r = negative_errno();
+                safe_close(fd);
+                return r;
+        }
+
+        InjectLink *l = g_malloc0(sizeof(InjectLink));
+        l->fd = fd;
+        l->buffer = g_string_new(NULL);
+        l->one_shot = one_shot;
+        r = sd_event_add_io(p->event, &l->io, l->fd, EPOLLIN, on_readable, l);
+        if (r < 0) {
+                safe_close(l->fd);
+                g_string_free(l->buffer, true);
+                g_free(l);
+                return r;
+        }
+        (void) sd_event_now(p->event, CLOCK_MONOTONIC, &l->opened_usec);
+        l->pool = p;
+        g_hash_table_add(p->links, l);
+        p->opened++;
+        *ret = l;
+        return 0;
+}
+
+static int link_send(InjectLink *l, int pidfd, const GString *line) {
         union {
                 struct cmsghdr header;
                 char space[CMSG_SPACE(sizeof(int))];
         } control = {};
-        InjectCall *c;
-        int r;
-
-        assert(event && socket_path && line && callback && ret);
-
-        if (strlen(socket_path) >= sizeof(sa.sun_path))
-                return -EINVAL;
-        strcpy(sa.sun_path, socket_path);
-
-        c = g_new0(InjectCall, 1);
-        c->callback = callback;
-        c->userdata = userdata;
-        c->buffer = g_string_new(NULL);
-        c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        if (c->fd < 0) {
-                r = -errno;
-                goto fail;
-        }
-        /* The socket unit accepts: a connect completes at once, or fails. */
-        if (connect(c->fd, (struct sockaddr *) &sa, sizeof(sa)) < 0) {
-                r = -errno;
-                goto fail;
-        }
-
         struct iovec iov = { .iov_base = line->str, .iov_len = line->len };
         struct msghdr msg = {
                 .msg_iov = &iov,
@@ -173,38 +264,89 @@ static int call_start(sd_event *event, const char *socket_path, int pidfd, const
                 .msg_controllen = sizeof(control),
         };
         struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+        if (!cmsg) /* cannot be: the control buffer is one header's size */
+                return -EINVAL;
         cmsg->cmsg_level = SOL_SOCKET;
         cmsg->cmsg_type = SCM_RIGHTS;
         cmsg->cmsg_len = CMSG_LEN(sizeof(int));
         memcpy(CMSG_DATA(cmsg), &pidfd, sizeof(int));
-        ssize_t n = sendmsg(c->fd, &msg, MSG_NOSIGNAL);
-        if (n < 0) {
-                r = -errno;
-                goto fail;
-        }
-        if ((size_t) n != line->len) {
-                r = -EIO;
-                goto fail;
-        }
-
-        r = sd_event_add_io(event, &c->io, c->fd, EPOLLIN, on_readable, c);
-        if (r < 0)
-                goto fail;
-        /* The helper's own time box, plus its start. */
-        r = sd_event_add_time_relative(event, &c->timer, CLOCK_MONOTONIC,
-                                       ((uint64_t) timeout_ms + 10000) * 1000, 100000, on_timeout, c);
-        if (r < 0)
-                goto fail;
-        *ret = c;
-        return 0;
-fail:
-        inject_call_free(c);
-        return r;
+        /* A line is far below the socket's buffer, which is empty between
+         * two requests: it goes whole or not at all. */
+        ssize_t n = sendmsg(l->fd, &msg, MSG_NOSIGNAL);
+        if (n < 0)
+                return -errno;
+        return (size_t) n == line->len ? 0 : -EIO;
 }
 
-int inject_call_start(sd_event *event, const char *socket_path, int pidfd, pid_t pid, bool query, int ksm,
-                      const char *mempolicy, unsigned timeout_ms, uid_t for_uid, InjectCallback callback,
-                      void *userdata, InjectCall **ret) {
+/* The request on an idle link, or NULL when none took it. An idle link
+ * whose helper exited unseen fails the send: the request was not taken,
+ * and goes on the next. */
+static InjectLink *link_send_idle(InjectPool *p, int pidfd, const GString *line) {
+        InjectLink *l;
+
+        while ((l = g_queue_pop_head(p->idle))) {
+                l->idle_timer = sd_event_source_disable_unref(l->idle_timer);
+                if (link_send(l, pidfd, line) >= 0)
+                        return l;
+                link_close(l);
+        }
+        return NULL;
+}
+
+/* The request on a new link. */
+static int link_send_new(InjectPool *p, int pidfd, const GString *line, bool one_shot, InjectLink **ret) {
+        InjectLink *l = NULL;
+        int r;
+
+        r = link_open(p, one_shot, &l);
+        if (r < 0)
+                return r;
+        r = link_send(l, pidfd, line);
+        if (r < 0) {
+                link_close(l);
+                return r;
+        }
+        *ret = l;
+        return 0;
+}
+
+/* One request line, with the pidfd, on an idle link or a new one, and a
+ * timer for the helper's own time box plus its start. */
+static int call_start(InjectPool *p, int pidfd, const GString *line, unsigned timeout_ms, bool one_shot,
+                      InjectCallback callback, void *userdata, InjectCall **ret) {
+        InjectLink *l = NULL;
+        InjectCall *c;
+        int r;
+
+        assert(p && line && callback && ret);
+
+        if (!one_shot)
+                l = link_send_idle(p, pidfd, line);
+        if (!l) {
+                r = link_send_new(p, pidfd, line, one_shot, &l);
+                if (r < 0)
+                        return r;
+        }
+        p->requests++;
+
+        c = g_new0(InjectCall, 1);
+        c->callback = callback;
+        c->userdata = userdata;
+        c->link = l;
+        l->call = c;
+        /* The helper's own time box, plus its start. */
+        r = sd_event_add_time_relative(p->event, &c->timer, CLOCK_MONOTONIC, ((uint64_t) timeout_ms + 10000) * 1000,
+                                       100000, on_timeout, c);
+        if (r < 0) {
+                inject_call_free(c);
+                return r;
+        }
+        *ret = c;
+        return 0;
+}
+
+int inject_call_start(InjectPool *p, int pidfd, pid_t pid, bool query, int ksm, const char *mempolicy,
+                      unsigned timeout_ms, uid_t for_uid, InjectCallback callback, void *userdata, InjectCall **ret) {
         g_autoptr(GString) line = g_string_new(NULL);
 
         if (for_uid == (uid_t) -1)
@@ -217,16 +359,60 @@ int inject_call_start(sd_event *event, const char *socket_path, int pidfd, pid_t
                                        ksm < 0 ? "-" : ksm ? "1" : "0", mempolicy ?: "-", timeout_ms,
                                        (unsigned) for_uid);
         g_string_append_c(line, '\n');
-        return call_start(event, socket_path, pidfd, line, timeout_ms, callback, userdata, ret);
+        return call_start(p, pidfd, line, timeout_ms, false, callback, userdata, ret);
 }
 
-int inject_call_start_migrate(sd_event *event, const char *socket_path, int pidfd, pid_t pid, const char *nodes,
-                              uid_t for_uid, InjectCallback callback, void *userdata, InjectCall **ret) {
+int inject_call_start_migrate(InjectPool *p, int pidfd, pid_t pid, const char *nodes, uid_t for_uid,
+                              InjectCallback callback, void *userdata, InjectCall **ret) {
         g_autoptr(GString) line = g_string_new(NULL);
 
         if (isempty(nodes) || for_uid == (uid_t) -1)
                 return -EINVAL;
         g_string_printf(line, "pid=%d migrate=%s for_uid=%u\n", (int) pid, nodes, (unsigned) for_uid);
-        /* migrate_pages has no time box of its own: a large process takes a while. */
-        return call_start(event, socket_path, pidfd, line, 0, callback, userdata, ret);
+        /* migrate_pages has no time box of its own: a large process takes a
+         * while. Root's keeps CAP_SYS_NICE only as a link's first request. */
+        return call_start(p, pidfd, line, 0, for_uid == 0, callback, userdata, ret);
+}
+
+int inject_pool_new(sd_event *event, const char *socket_path, InjectPool **ret) {
+        InjectPool *p;
+
+        assert(event && socket_path && ret);
+        p = g_new0(InjectPool, 1);
+        p->event = sd_event_ref(event);
+        p->socket_path = g_strdup(socket_path);
+        p->idle = g_queue_new();
+        p->links = g_hash_table_new(NULL, NULL);
+        *ret = p;
+        return 0;
+}
+
+InjectPool *inject_pool_free(InjectPool *p) {
+        GHashTableIter it;
+        gpointer key;
+        InjectLink *l;
+
+        if (!p)
+                return NULL;
+        while ((l = g_queue_pop_head(p->idle)))
+                link_close(l);
+        /* Links of calls still in flight outlive the pool; their calls close them. */
+        g_hash_table_iter_init(&it, p->links);
+        while (g_hash_table_iter_next(&it, &key, NULL))
+                ((InjectLink *) key)->pool = NULL;
+        g_hash_table_unref(p->links);
+        g_queue_free(p->idle);
+        sd_event_unref(p->event);
+        g_free(p->socket_path);
+        g_free(p);
+        return NULL;
+}
+
+const char *inject_pool_socket_path(const InjectPool *p) {
+        return p->socket_path;
+}
+
+void inject_pool_counts(const InjectPool *p, uint64_t *ret_opened, uint64_t *ret_requests) {
+        *ret_opened = p->opened;
+        *ret_requests = p->requests;
 }

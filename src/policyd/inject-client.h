@@ -2,13 +2,16 @@
 #pragma once
 
 /* policyd's side of the injector (policyd-inject@.service, one instance per
- * connection to policyd-inject.socket): one request line, with the
- * target's pidfd attached, and one reply line. policyd itself never
- * ptraces, and keeps neither CAP_SYS_PTRACE nor a seccomp filter that allows
- * it; reading another user's /proc/PID/exe, smaps or numa_maps needs that
- * capability too, so the helper also answers queries. */
+ * connection to policyd-inject.socket): request lines, each with the
+ * target's pidfd attached, and a reply line to each, one at a time on a
+ * connection that stays open while requests keep coming (a pool of them).
+ * policyd itself never ptraces, and keeps neither CAP_SYS_PTRACE nor a
+ * seccomp filter that allows it; reading another user's /proc/PID/exe,
+ * smaps or numa_maps needs that capability too, so the helper also answers
+ * queries. */
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
@@ -31,6 +34,16 @@ void inject_reply_clear(InjectReply *r);
  * keys are skipped; a malformed line is refused whole. */
 int inject_reply_parse(const char *line, InjectReply *ret);
 
+/* The connections to the helper: one per call in flight, kept a second
+ * after its reply for the next call, then closed (the helper exits). */
+typedef struct InjectPool InjectPool;
+int inject_pool_new(sd_event *event, const char *socket_path, InjectPool **ret);
+/* Closes the idle connections; those of calls in flight close with them. */
+InjectPool *inject_pool_free(InjectPool *p);
+const char *inject_pool_socket_path(const InjectPool *p);
+/* Connections opened (helper processes started) and requests sent. */
+void inject_pool_counts(const InjectPool *p, uint64_t *ret_opened, uint64_t *ret_requests);
+
 typedef struct InjectCall InjectCall;
 /* error < 0: no reply (the helper is missing, failed or timed out); then
  * reply is NULL. The call is freed by its owner, after or inside this. */
@@ -41,12 +54,12 @@ typedef void (*InjectCallback)(InjectCall *call, const InjectReply *reply, int e
  * for for_uid (for_uid=: 0 for root's input, else the user's, whose own
  * processes alone it may reach; a query acts for no one). Takes no
  * ownership of pidfd. */
-int inject_call_start(sd_event *event, const char *socket_path, int pidfd, pid_t pid, bool query, int ksm,
-                      const char *mempolicy, unsigned timeout_ms, uid_t for_uid, InjectCallback callback,
-                      void *userdata, InjectCall **ret);
+int inject_call_start(InjectPool *p, int pidfd, pid_t pid, bool query, int ksm, const char *mempolicy,
+                      unsigned timeout_ms, uid_t for_uid, InjectCallback callback, void *userdata, InjectCall **ret);
 /* Sends "pid=PID migrate=NODES for_uid=UID": migrate_pages of the process's
- * pages to the node list nodes, nothing stopped. Takes no ownership of pidfd. */
-int inject_call_start_migrate(sd_event *event, const char *socket_path, int pidfd, pid_t pid, const char *nodes,
-                              uid_t for_uid, InjectCallback callback, void *userdata, InjectCall **ret);
-/* Cancels a call in flight (no callback). */
+ * pages to the node list nodes, nothing stopped. Root's goes on a new
+ * connection, closed after it. Takes no ownership of pidfd. */
+int inject_call_start_migrate(InjectPool *p, int pidfd, pid_t pid, const char *nodes, uid_t for_uid,
+                              InjectCallback callback, void *userdata, InjectCall **ret);
+/* Cancels a call in flight (no callback); its connection is closed. */
 InjectCall *inject_call_free(InjectCall *c);

@@ -73,9 +73,13 @@ char *process_watch_describe(ProcessWatch *w, const char *execs) {
         if (!w->active && g_hash_table_size(w->records) == 0)
                 return g_strdup("off: no group sets KSM=, NUMAPolicy= or NUMANodes=");
         unsigned mains = g_hash_table_size(w->watch_by_subject);
-        return g_strdup_printf("inotify on %u cgroups (%s) and %u watches below them; %s; injector %s%s", mains,
+        uint64_t opened, requests;
+        inject_pool_counts(w->injector, &opened, &requests);
+        return g_strdup_printf("inotify on %u cgroups (%s) and %u watches below them; %s; injector %s%s, "
+                               "%" G_GUINT64_FORMAT " requests on %" G_GUINT64_FORMAT " connections",
+                               mains,
                                w->watching_all ? "all running units: some process holds what policyd set"
                                                : "members whose groups set KSM=, NUMAPolicy= or NUMANodes=",
-                               g_hash_table_size(w->watch_by_wd) - mains, execs, w->socket_path,
-                               w->injector_missing_logged ? " (not reachable)" : "");
+                               g_hash_table_size(w->watch_by_wd) - mains, execs, inject_pool_socket_path(w->injector),
+                               w->injector_missing_logged ? " (not reachable)" : "", requests, opened);
 }

@@ -17,7 +17,9 @@
  * calls, a few in flight, their replies, the retries of failed calls and
  * the rate at which a user's moves may cause calls. */
 
-/* Each call starts a helper process: a few at once, the rest wait. */
+/* Each call in flight has a connection, and so a helper process, of its
+ * own (inject-client.c keeps it for the next call): a few at once, the
+ * rest wait. */
 #define CALLS_IN_FLIGHT_MAX 4
 #define INJECT_TIMEOUT_MS 2000
 
@@ -26,7 +28,7 @@
 static const uint64_t retry_delays_usec[] = { 5 * G_USEC_PER_SEC, 60 * G_USEC_PER_SEC, 600 * G_USEC_PER_SEC };
 
 /* Injector requests that a user's moves cause (a write to cgroup.procs of
- * a cgroup the user owns): each starts a policyd-inject@ unit in PID 1, and
+ * a cgroup the user owns): each may start a policyd-inject@ unit in PID 1, and
  * a user can move their processes in and out as fast as they like. Per
  * owner uid: 4 at once, then one every 5 s (systemd's own moves, of a unit
  * it starts, are mostly no writes: CLONE_INTO_CGROUP); those over it are
@@ -237,7 +239,7 @@ static void on_call_done(InjectCall *call, const InjectReply *reply, int error, 
         pid = r->pid;
 
         if (error >= 0 && w->injector_missing_logged) {
-                log_info("The injector (%s) answers again.", w->socket_path);
+                log_info("The injector (%s) answers again.", inject_pool_socket_path(w->injector));
                 w->injector_missing_logged = false; /* said again if it goes again */
         }
         if (error < 0 || streq(reply->outcome, "error")) {
@@ -289,10 +291,10 @@ static int start_call(ProcessWatch *w, ProcessRecord *r) {
         if (!r->call_is_query && !r->migrate_to && (k = process_records_save(w)) < 0)
                 return k;
         if (r->migrate_to)
-                k = inject_call_start_migrate(w->manager->event, w->socket_path, r->pidfd, r->pid, r->migrate_to,
+                k = inject_call_start_migrate(w->injector, r->pidfd, r->pid, r->migrate_to,
                                               r->acting_uid, on_call_done, w, &r->call);
         else
-                k = inject_call_start(w->manager->event, w->socket_path, r->pidfd, r->pid, r->call_is_query,
+                k = inject_call_start(w->injector, r->pidfd, r->pid, r->call_is_query,
                                       r->step.ksm, r->step.mempolicy, INJECT_TIMEOUT_MS,
                                       r->call_is_query ? 0 : r->acting_uid, on_call_done, w, &r->call);
         if (k < 0)
@@ -444,7 +446,7 @@ static void start_next_calls(ProcessWatch *w) {
                 if ((k == -ENOENT || k == -ECONNREFUSED) && !w->injector_missing_logged) {
                         log_warning("The injector (%s) is not there: KSM= and NUMAPolicy= reach no running process. "
                                     "Is policyd-inject.socket enabled?",
-                                    w->socket_path);
+                                    inject_pool_socket_path(w->injector));
                         w->injector_missing_logged = true;
                 }
                 process_step_clear(&r->step);

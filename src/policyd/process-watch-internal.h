@@ -66,7 +66,7 @@ struct ProcessWatch {
         bool check_unplaced;          /* after the scans queued now */
         char *state_path;             /* what policyd set in which process, across its restarts */
         bool injector_missing_logged;
-        char *socket_path;
+        InjectPool *injector;         /* the connections to policyd-inject.socket */
         GHashTable *procs_buckets;    /* charged uid + 1 → HeldBackBucket*, owns */
         GHashTable *held;             /* pids held back for their uid's rate */
         sd_event_source *held_timer;

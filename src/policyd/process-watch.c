@@ -203,11 +203,12 @@ int process_watch_new(Manager *m, ProcessWatch **ret) {
         int k;
 
         w->manager = m;
-        w->socket_path = g_strdup(getenv("POLICYD_INJECT_SOCKET") ?: INJECT_SOCKET_PATH);
         w->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-        if (w->inotify_fd < 0) {
-                k = negative_errno();
-                g_free(w->socket_path);
+        if (w->inotify_fd < 0)
+                return negative_errno();
+        k = inject_pool_new(m->event, getenv("POLICYD_INJECT_SOCKET") ?: INJECT_SOCKET_PATH, &w->injector);
+        if (k < 0) {
+                safe_close(w->inotify_fd);
                 return k;
         }
         w->watch_by_wd = g_hash_table_new_full(NULL, NULL, NULL, watched_cgroup_free);
@@ -260,8 +261,9 @@ int process_watch_new(Manager *m, ProcessWatch **ret) {
 ProcessWatch *process_watch_free(ProcessWatch *w) {
         if (!w)
                 return NULL;
-        /* Records first: their calls hold event sources. */
+        /* Records first: their calls hold event sources and connections. */
         g_clear_pointer(&w->records, g_hash_table_unref);
+        w->injector = inject_pool_free(w->injector);
         sd_event_source_disable_unref(w->inotify_source);
         sd_event_source_disable_unref(w->scan_defer);
         sd_event_source_disable_unref(w->retry_timer);
@@ -277,7 +279,6 @@ ProcessWatch *process_watch_free(ProcessWatch *w) {
         if (w->waiting)
                 g_queue_free(w->waiting);
         safe_close(w->inotify_fd);
-        g_free(w->socket_path);
         g_free(w->state_path);
         g_free(w);
         return NULL;
