@@ -71,7 +71,9 @@ static void record_failed(ProcessWatch *w, ProcessRecord *r, char *detail) {
                 r->retry_at = now + delay;
                 process_record_set_outcome(
                         r, PROCESS_FAILED,
-                        g_strdup_printf("%s; trying again in %" G_GUINT64_FORMAT " s", detail, delay / G_USEC_PER_SEC));
+                        g_strdup_printf("%s; try %u of %u, trying again in %" G_GUINT64_FORMAT " s", detail,
+                                        r->attempts + 1, (unsigned) G_N_ELEMENTS(retry_delays_usec) + 1,
+                                        delay / G_USEC_PER_SEC));
         } else {
                 r->retry_at = 0;
                 process_record_set_outcome(
