@@ -9,7 +9,9 @@ fail() {
 
 # The runner takes the last line of output as the reason.
 skip() {
-        echo "$*"
+        # The runner takes the reason from this line: systemd-run's summary
+        # comes after it in the log.
+        echo "skip: $*"
         exit 77
 }
 
