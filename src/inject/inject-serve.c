@@ -133,32 +133,45 @@ static int send_all(int fd, const char *buf, size_t len) {
         return 0;
 }
 
-static int reply(int fd, pid_t pid, const InjectReport *rep, const InjectQuery *q, const char *error,
-                 const struct ucred *peer) {
+/* One connection, and what its current request decided. */
+typedef struct Conn {
+        int fd;
+        struct ucred peer;
+        bool first;   /* the connection's first request */
+        bool last;    /* the connection ends after this reply (last=1) */
+} Conn;
+
+static int reply(Conn *c, pid_t pid, const InjectReport *rep, const InjectQuery *q, const char *error) {
         char line[REPLY_MAX];
-        int r = inject_wire_format_reply(pid, rep, q, error, line, sizeof(line));
+        int r = inject_wire_format_reply(pid, rep, q, error, line, sizeof(line) - 8);
+        size_t len;
 
         if (r < 0)
-                r = inject_wire_format_reply(pid, NULL, NULL, "reply too long", line, sizeof(line));
+                r = inject_wire_format_reply(pid, NULL, NULL, "reply too long", line, sizeof(line) - 8);
         if (r < 0)
                 return r;
+        /* Whether the connection goes on: the client keeps it only on
+         * last=0, so that neither end has to guess the other's rule. */
+        len = strlen(line);
+        assert(len > 0 && line[len - 1] == '\n');
+        snprintf(line + len - 1, sizeof(line) - (len - 1), " last=%d\n", c->last ? 1 : 0);
         /* The journal gets what the client gets, and who asked. */
-        fprintf(stderr, "peer pid %d uid %d: %s", peer ? (int) peer->pid : 0, peer ? (int) peer->uid : -1, line);
-        r = send_all(fd, line, strlen(line));
+        fprintf(stderr, "peer pid %d uid %d: %s", (int) c->peer.pid, (int) c->peer.uid, line);
+        r = send_all(c->fd, line, strlen(line));
         if (r < 0)
                 fprintf(stderr, "Cannot send the reply: %s\n", strerror(-r));
         return r;
 }
 
-__attribute__((format(printf, 4, 5)))
-static int reply_error(int fd, pid_t pid, const struct ucred *peer, const char *fmt, ...) {
+__attribute__((format(printf, 3, 4)))
+static int reply_error(Conn *c, pid_t pid, const char *fmt, ...) {
         char text[256];
         va_list ap;
 
         va_start(ap, fmt);
         vsnprintf(text, sizeof(text), fmt, ap);
         va_end(ap);
-        return reply(fd, pid, NULL, NULL, text, peer);
+        return reply(c, pid, NULL, NULL, text);
 }
 
 /* 1 with *rep a refusal when a request acting for acting_uid may not reach
@@ -210,24 +223,23 @@ int inject_drop_cap_sys_nice(void) {
         return 0;
 }
 
-/* One request and its reply. *ret_last says that the connection ends
- * after it: a request refused before it reached its target (the stream
- * may be out of step), or a thread left attached (stuck), which only this
- * process's exit lets go. first: the connection's first request, the only
- * one that may be a root migration, which keeps CAP_SYS_NICE. */
-static int serve_request(int fd, const struct ucred *peer, const char *data, size_t len, int pidfd,
-                         bool extra_fds, bool first, bool *ret_last) {
+/* One request and its reply. c->last says that the connection ends after
+ * it: a request refused before it reached its target (the stream may be out
+ * of step), or a thread left attached (stuck), which only this process's
+ * exit lets go. Only a connection's first request may be a root migration,
+ * which keeps CAP_SYS_NICE. */
+static int serve_request(Conn *c, const char *data, size_t len, int pidfd, bool extra_fds) {
         InjectWireRequest w;
         InjectReport rep;
         InjectQuery q, *qp = NULL;
         pid_t fd_pid;
         int r;
 
-        *ret_last = true;
+        c->last = true;
         r = inject_wire_parse_request(data, len, &w);
         /* Dropped for good by an earlier request of this connection. */
-        if (r >= 0 && w.migrate && w.req.acting_uid == 0 && !first)
-                return reply_error(fd, w.pid, peer,
+        if (r >= 0 && w.migrate && w.req.acting_uid == 0 && !c->first)
+                return reply_error(c, w.pid,
                                    "a root migration must be its connection's first request (CAP_SYS_NICE)");
         /* Whatever the request is, unless it is root's migration, it goes
          * on without CAP_SYS_NICE: a user's migration moves only the pages
@@ -237,53 +249,55 @@ static int serve_request(int fd, const struct ucred *peer, const char *data, siz
                 if (k < 0) {
                         fprintf(stderr, "Cannot drop CAP_SYS_NICE: %s\n", strerror(-k));
                         if (r >= 0 && w.migrate)
-                                return reply_error(fd, w.pid, peer, "cannot drop CAP_SYS_NICE for a user's migration: %s",
+                                return reply_error(c, w.pid, "cannot drop CAP_SYS_NICE for a user's migration: %s",
                                                    strerror(-k));
                 } else if (r >= 0 && w.migrate)
                         fprintf(stderr, "CAP_SYS_NICE dropped: a migration for uid %u\n", (unsigned) w.req.acting_uid);
         }
         if (r < 0)
-                return reply_error(fd, w.pid, peer, "%s", w.error);
+                return reply_error(c, w.pid, "%s", w.error);
         if (extra_fds)
-                return reply_error(fd, w.pid, peer, "more than one file descriptor attached");
+                return reply_error(c, w.pid, "more than one file descriptor attached");
         if (pidfd < 0)
-                return reply_error(fd, w.pid, peer, "no pidfd attached (SCM_RIGHTS)");
+                return reply_error(c, w.pid, "no pidfd attached (SCM_RIGHTS)");
 
         r = pidfd_get_pid(pidfd, &fd_pid);
         if (r == -ENOENT)
-                return reply_error(fd, w.pid, peer, "the attached file descriptor is not a pidfd");
+                return reply_error(c, w.pid, "the attached file descriptor is not a pidfd");
         if (r < 0)
-                return reply_error(fd, w.pid, peer, "cannot read the pidfd's fdinfo: %s", strerror(-r));
+                return reply_error(c, w.pid, "cannot read the pidfd's fdinfo: %s", strerror(-r));
         if (fd_pid == -1) {
-                /* Exited, and reaped: its PID may be another's already. */
+                /* Exited, and reaped: its PID may be another's already. A
+                 * well-formed request: the connection goes on. */
+                c->last = false;
                 rep = (InjectReport) { .outcome = INJECT_VANISHED, .ksm_result = 1 };
-                return reply(fd, w.pid, &rep, NULL, NULL, peer);
+                return reply(c, w.pid, &rep, NULL, NULL);
         }
         if (fd_pid == 0)
-                return reply_error(fd, w.pid, peer, "the pidfd's process is outside the helper's PID namespace");
+                return reply_error(c, w.pid, "the pidfd's process is outside the helper's PID namespace");
         if (fd_pid != w.pid)
-                return reply_error(fd, w.pid, peer, "the pidfd is of PID %d, not %d", (int) fd_pid, (int) w.pid);
-        *ret_last = false; /* a well-formed request: the next may follow */
+                return reply_error(c, w.pid, "the pidfd is of PID %d, not %d", (int) fd_pid, (int) w.pid);
+        c->last = false; /* a well-formed request: the next may follow */
 
         if (w.query) {
                 /* Reading is all: no refusal applies, as none would to cat. */
                 r = inject_query(w.pid, &q);
                 if (r == -ESRCH) {
                         rep = (InjectReport) { .outcome = INJECT_VANISHED, .ksm_result = 1 };
-                        return reply(fd, w.pid, &rep, NULL, NULL, peer);
+                        return reply(c, w.pid, &rep, NULL, NULL);
                 }
                 if (r < 0)
-                        return reply_error(fd, w.pid, peer, "cannot read /proc/%d: %s", (int) w.pid, strerror(-r));
-                return reply(fd, w.pid, NULL, &q, NULL, peer);
+                        return reply_error(c, w.pid, "cannot read /proc/%d: %s", (int) w.pid, strerror(-r));
+                return reply(c, w.pid, NULL, &q, NULL);
         }
         /* A user's request reaches only the user's own process: nothing is
          * stopped or moved in another's. inject.c asks again once it has
          * stopped every thread, and at the end. */
         r = creds_refused(w.pid, w.migrate, w.req.acting_uid, &rep);
         if (r > 0)
-                return reply(fd, w.pid, &rep, NULL, NULL, peer);
+                return reply(c, w.pid, &rep, NULL, NULL);
         if (r < 0)
-                return reply_error(fd, w.pid, peer, "cannot read the credentials of PID %d: %s", (int) w.pid,
+                return reply_error(c, w.pid, "cannot read the credentials of PID %d: %s", (int) w.pid,
                                    strerror(-r));
         if (w.migrate) {
                 /* Nothing is stopped: no refusal but the kernel's own, and ours
@@ -291,26 +305,26 @@ static int serve_request(int fd, const struct ucred *peer, const char *data, siz
                  * of pages the process shares with others (MPOL_MF_MOVE_ALL). */
                 r = inject_migrate_pages(pidfd, w.pid, w.migrate_nodes, &rep);
                 if (r == -EINVAL)
-                        return reply_error(fd, w.pid, peer, "PID %d is a thread, not a process", (int) w.pid);
+                        return reply_error(c, w.pid, "PID %d is a thread, not a process", (int) w.pid);
                 if (r < 0)
-                        return reply_error(fd, w.pid, peer, "%s", strerror(-r));
+                        return reply_error(c, w.pid, "%s", strerror(-r));
                 /* An exec of a setuid program meanwhile: said, though the
                  * pages of what was the user's process have moved. */
                 if (rep.outcome == INJECT_APPLIED)
                         (void) creds_refused(w.pid, true, w.req.acting_uid, &rep);
-                return reply(fd, w.pid, &rep, NULL, NULL, peer);
+                return reply(c, w.pid, &rep, NULL, NULL);
         }
-        if (peer && w.pid == peer->pid) {
+        if (w.pid == c->peer.pid) {
                 /* policyd itself: it waits for this reply. */
                 rep = (InjectReport) { .outcome = INJECT_REFUSED, .refusal = INJECT_REFUSAL_SELF, .ksm_result = 1 };
-                return reply(fd, w.pid, &rep, NULL, NULL, peer);
+                return reply(c, w.pid, &rep, NULL, NULL);
         }
         r = inject_process_pidfd(pidfd, w.pid, &w.req, &rep);
-        *ret_last = r < 0 || rep.stuck;
+        c->last = r < 0 || rep.stuck;
         if (r == -EINVAL)
-                return reply_error(fd, w.pid, peer, "PID %d is a thread, not a process", (int) w.pid);
+                return reply_error(c, w.pid, "PID %d is a thread, not a process", (int) w.pid);
         if (r < 0)
-                return reply_error(fd, w.pid, peer, "%s", strerror(-r));
+                return reply_error(c, w.pid, "%s", strerror(-r));
         /* Failed may still have changed something (KSM refused by an old
          * kernel, the policy set): say what is there, of what was asked. */
         if ((rep.outcome == INJECT_APPLIED || rep.outcome == INJECT_FAILED) && inject_query(w.pid, &q) == 0) {
@@ -320,7 +334,7 @@ static int serve_request(int fd, const struct ucred *peer, const char *data, siz
                         q.mempolicy[0] = '\0';
                 qp = &q;
         }
-        return reply(fd, w.pid, &rep, qp, NULL, peer);
+        return reply(c, w.pid, &rep, qp, NULL);
 }
 
 /* Traced threads that exited during a job and were not reaped: none may
@@ -334,15 +348,15 @@ static void reap_leftover_tracees(void) {
 
 int inject_serve(int fd) {
         char data[INJECT_WIRE_LINE_MAX + 1];
-        struct ucred peer;
-        socklen_t sl = sizeof(peer), tl = sizeof(int);
+        Conn conn = { .fd = fd, .first = true };
+        socklen_t sl = sizeof(conn.peer), tl = sizeof(int);
         int type = 0, r;
 
         if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) < 0 || type != SOCK_STREAM) {
                 fprintf(stderr, "--serve needs a stream socket on standard input (policyd-inject.socket)\n");
                 return -ENOTSOCK;
         }
-        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &sl) < 0) {
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &conn.peer, &sl) < 0) {
                 r = -errno;
                 fprintf(stderr, "SO_PEERCRED: %s\n", strerror(-r));
                 return r;
@@ -355,8 +369,10 @@ int inject_serve(int fd) {
         for (unsigned served = 0;; served++) {
                 int pidfd = -1;
                 size_t len = 0;
-                bool extra_fds = false, last = true;
+                bool extra_fds = false;
 
+                conn.first = served == 0;
+                conn.last = true;
                 r = read_request(fd, served == 0 ? READ_TIMEOUT_MS : IDLE_TIMEOUT_MS, data, sizeof(data), &len,
                                  &pidfd, &extra_fds);
                 if (served > 0 && (r == -ENODATA || r == -EAGAIN)) {
@@ -368,24 +384,24 @@ int inject_serve(int fd) {
                         r = 0; /* closed before a request: "empty request" */
                 if (r == -EAGAIN)
                         r = -ETIMEDOUT;
-                if (peer.uid != 0) {
+                if (conn.peer.uid != 0) {
                         /* The socket is 0600 root: this is the second lock, not the first. */
-                        r = reply_error(fd, 0, &peer, "permission denied: the caller is uid %d, not root",
-                                        (int) peer.uid);
+                        r = reply_error(&conn, 0, "permission denied: the caller is uid %d, not root",
+                                        (int) conn.peer.uid);
                         if (pidfd >= 0)
                                 close(pidfd);
                         return r;
                 }
                 if (r == -ETIMEDOUT)
-                        return reply_error(fd, 0, &peer, "no whole request within %d ms", READ_TIMEOUT_MS);
+                        return reply_error(&conn, 0, "no whole request within %d ms", READ_TIMEOUT_MS);
                 if (r < 0)
-                        return reply_error(fd, 0, &peer, "cannot read the request: %s", strerror(-r));
+                        return reply_error(&conn, 0, "cannot read the request: %s", strerror(-r));
 
-                r = serve_request(fd, &peer, data, len, pidfd, extra_fds, served == 0, &last);
+                r = serve_request(&conn, data, len, pidfd, extra_fds);
                 if (pidfd >= 0)
                         close(pidfd);
                 reap_leftover_tracees();
-                if (r < 0 || last)
+                if (r < 0 || conn.last)
                         return r;
         }
 }

@@ -39,7 +39,9 @@
  *            not_moved is what migrate_pages returned, the pages it could
  *            not move (shared ones, without CAP_SYS_NICE), "-" but for a
  *            migration that ran.
- *            every key, in this order, for every outcome. */
+ *            every key, in this order, for every outcome; --serve
+ *            adds last=0|1 at the end: 0 when it takes another request
+ *            on the connection, 1 when it closes it after this reply. */
 
 #include <stdbool.h>
 #include <stddef.h>

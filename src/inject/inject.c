@@ -977,8 +977,13 @@ static void release_all(Job *j) {
                                 continue;
                         }
                 }
-                if (restore_regs(j, t) < 0 && t->modified)
-                        continue;  /* gone meanwhile, or tainted: never detached with ours in */
+                if (restore_regs(j, t) < 0 && t->modified) {
+                        /* Gone meanwhile, or tainted: never detached with ours
+                         * in. Still attached, it is let go by the tracer's exit. */
+                        if (!t->gone)
+                                j->report->stuck = true;
+                        continue;
+                }
                 assert(!t->modified);
                 /* Signal 0: we never hold a signal back, so none is owed. */
                 if (ptrace(PTRACE_DETACH, t->tid, 0, 0) < 0) {

@@ -49,6 +49,11 @@ struct InjectCall {
         sd_event_source *timer;
         InjectCallback callback;
         void *userdata;
+        pid_t pid;                 /* the reply must say it */
+        int pidfd;                 /* borrowed: the owner keeps it open until the callback */
+        GString *line;             /* sent once more on a new link, if a reused one dropped it unread */
+        bool reused;               /* went on a link that had answered before */
+        bool resent;
 };
 
 void inject_reply_clear(InjectReply *r) {
@@ -63,7 +68,7 @@ void inject_reply_clear(InjectReply *r) {
 
 /* The helper's tokenizer (inject-wire.c), so that both ends read one grammar. */
 int inject_reply_parse(const char *line, InjectReply *ret) {
-        InjectReply r = { .not_moved = -1 };
+        InjectReply r = { .not_moved = -1, .last = -1 };
         const char *p = line, *end = line + strlen(line);
         char key[32], value[INJECT_WIRE_LINE_MAX];
         int k;
@@ -87,6 +92,10 @@ int inject_reply_parse(const char *line, InjectReply *ret) {
                         r.stuck = streq(value, "1");
                 else if (streq(key, "not_moved") && g_ascii_isdigit(value[0]))
                         r.not_moved = (long) g_ascii_strtoll(value, NULL, 10);
+                else if (streq(key, "last"))
+                        r.last = streq(value, "0") ? 0 : 1;
+                else if (streq(key, "pid") && g_ascii_isdigit(value[0]))
+                        r.pid = (pid_t) g_ascii_strtoll(value, NULL, 10);
         }
         if (k < 0 || !r.outcome) {
                 inject_reply_clear(&r);
@@ -119,6 +128,8 @@ InjectCall *inject_call_free(InjectCall *c) {
                 link_close(c->link);
         }
         sd_event_source_disable_unref(c->timer);
+        if (c->line)
+                g_string_free(c->line, true);
         g_free(c);
         return NULL;
 }
@@ -161,6 +172,8 @@ static void call_finish(InjectCall *c, const InjectReply *reply, int error, bool
         c->callback(c, reply, error, c->userdata);
 }
 
+static int link_send_new(InjectPool *p, int pidfd, const GString *line, bool one_shot, InjectLink **ret);
+
 /* The link's fd: a reply for its call, or, while idle, the helper's end. */
 static int on_readable(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         InjectLink *l = userdata;
@@ -177,6 +190,25 @@ static int on_readable(sd_event_source *s, int fd, uint32_t revents, void *userd
                 /* Idle: the helper went (idle, RuntimeMaxSec=), or said
                  * something unasked. Either way, no more requests here. */
                 link_close(l);
+                return 0;
+        }
+        if (n < 0 && errno == ECONNRESET && l->buffer->len == 0 && c->reused && !c->resent && l->pool) {
+                /* The helper went (idle, killed) with the request unread:
+                 * an AF_UNIX peer that closes with data unread resets. It
+                 * never acted on it; the request goes on a new link, once. */
+                InjectPool *p = l->pool;
+                InjectLink *fresh = NULL;
+                c->link = NULL;
+                l->call = NULL;
+                link_close(l);
+                int r = link_send_new(p, c->pidfd, c->line, false, &fresh);
+                if (r < 0) {
+                        call_finish(c, NULL, r, false);
+                        return 0;
+                }
+                c->link = fresh;
+                fresh->call = c;
+                c->resent = true;
                 return 0;
         }
         if (n < 0) {
@@ -197,12 +229,18 @@ static int on_readable(sd_event_source *s, int fd, uint32_t revents, void *userd
         bool in_step = (size_t) (nl - l->buffer->str) + 1 == l->buffer->len;
         g_autofree char *line = g_strndup(l->buffer->str, (gsize) (nl - l->buffer->str));
         int r = inject_reply_parse(line, &reply);
+        if (r >= 0 && reply.pid != 0 && reply.pid != c->pid) {
+                /* Not this request's reply: the connection is out of step. */
+                inject_reply_clear(&reply);
+                r = -EBADMSG;
+        }
         if (r < 0)
                 call_finish(c, NULL, r, false);
         else {
-                /* The helper ends the connection after an error reply, and
-                 * after a job that left a thread attached (stuck). */
-                call_finish(c, &reply, 0, in_step && !streq(reply.outcome, "error") && !reply.stuck);
+                /* The helper says whether it takes another request here
+                 * (last=0); it ends the connection after an error reply and
+                 * after a job that left a thread attached. */
+                call_finish(c, &reply, 0, in_step && reply.last == 0);
                 inject_reply_clear(&reply);
         }
         return 0;
@@ -279,8 +317,8 @@ static int link_send(InjectLink *l, int pidfd, const GString *line) {
 }
 
 /* The request on an idle link, or NULL when none took it. An idle link
- * whose helper exited unseen fails the send: the request was not taken,
- * and goes on the next. */
+ * whose helper is gone fails the send, and the request goes on the next;
+ * one whose helper goes after the send resets it unread (on_readable()). */
 static InjectLink *link_send_idle(InjectPool *p, int pidfd, const GString *line) {
         InjectLink *l;
 
@@ -312,16 +350,17 @@ static int link_send_new(InjectPool *p, int pidfd, const GString *line, bool one
 
 /* One request line, with the pidfd, on an idle link or a new one, and a
  * timer for the helper's own time box plus its start. */
-static int call_start(InjectPool *p, int pidfd, const GString *line, unsigned timeout_ms, bool one_shot,
+static int call_start(InjectPool *p, int pidfd, pid_t pid, GString *line, unsigned timeout_ms, bool one_shot,
                       InjectCallback callback, void *userdata, InjectCall **ret) {
         InjectLink *l = NULL;
         InjectCall *c;
+        bool reused = false;
         int r;
 
         assert(p && line && callback && ret);
 
         if (!one_shot)
-                l = link_send_idle(p, pidfd, line);
+                reused = (l = link_send_idle(p, pidfd, line)) != NULL;
         if (!l) {
                 r = link_send_new(p, pidfd, line, one_shot, &l);
                 if (r < 0)
@@ -332,6 +371,10 @@ static int call_start(InjectPool *p, int pidfd, const GString *line, unsigned ti
         c = g_new0(InjectCall, 1);
         c->callback = callback;
         c->userdata = userdata;
+        c->pid = pid;
+        c->pidfd = pidfd;
+        c->line = g_string_new_len(line->str, (gssize) line->len);
+        c->reused = reused;
         c->link = l;
         l->call = c;
         /* The helper's own time box, plus its start. */
@@ -359,7 +402,7 @@ int inject_call_start(InjectPool *p, int pidfd, pid_t pid, bool query, int ksm, 
                                        ksm < 0 ? "-" : ksm ? "1" : "0", mempolicy ?: "-", timeout_ms,
                                        (unsigned) for_uid);
         g_string_append_c(line, '\n');
-        return call_start(p, pidfd, line, timeout_ms, false, callback, userdata, ret);
+        return call_start(p, pidfd, pid, line, timeout_ms, false, callback, userdata, ret);
 }
 
 int inject_call_start_migrate(InjectPool *p, int pidfd, pid_t pid, const char *nodes, uid_t for_uid,
@@ -371,7 +414,7 @@ int inject_call_start_migrate(InjectPool *p, int pidfd, pid_t pid, const char *n
         g_string_printf(line, "pid=%d migrate=%s for_uid=%u\n", (int) pid, nodes, (unsigned) for_uid);
         /* migrate_pages has no time box of its own: a large process takes a
          * while. Root's keeps CAP_SYS_NICE only as a link's first request. */
-        return call_start(p, pidfd, line, 0, for_uid == 0, callback, userdata, ret);
+        return call_start(p, pidfd, pid, line, 0, for_uid == 0, callback, userdata, ret);
 }
 
 int inject_pool_new(sd_event *event, const char *socket_path, InjectPool **ret) {

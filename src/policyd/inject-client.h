@@ -18,6 +18,8 @@
 #define INJECT_SOCKET_PATH "/run/policyd-inject.socket"
 
 typedef struct InjectReply {
+        pid_t pid;                 /* the request's, as the helper read it; 0 for "-" */
+        int last;                  /* 0: the helper takes another request on this connection; 1, or -1 unsaid: not */
         char *outcome;             /* applied, failed, refused, vanished, queried, error */
         char *reason;              /* of a refusal */
         char *error;

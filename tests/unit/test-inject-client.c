@@ -20,6 +20,17 @@ static void test_parse(void) {
         g_assert_cmpstr(r.mempolicy, ==, "interleave:0-1");
         g_assert_false(r.stuck);
         g_assert_cmpint(r.not_moved, ==, -1); /* an older helper sends none */
+        g_assert_cmpint(r.pid, ==, 12);
+        g_assert_cmpint(r.last, ==, -1); /* nor last=: its connection ends */
+        inject_reply_clear(&r);
+
+        /* Whether the helper takes another request on the connection. */
+        g_assert_cmpint(inject_reply_parse("pid=- outcome=error error=x last=0\n", &r), ==, 0);
+        g_assert_cmpint(r.pid, ==, 0);
+        g_assert_cmpint(r.last, ==, 0);
+        inject_reply_clear(&r);
+        g_assert_cmpint(inject_reply_parse("pid=3 outcome=applied last=1\n", &r), ==, 0);
+        g_assert_cmpint(r.last, ==, 1);
         inject_reply_clear(&r);
 
         /* A migration: the pages migrate_pages could not move. */

@@ -638,7 +638,8 @@ static void check_one_connection(void) {
 
         snprintf(line, sizeof(line), "pid=%d query=1\n", (int) target);
         exchange_open(sv[0], line, pidfd, reply, sizeof(reply));
-        check(has(reply, "outcome", "queried"), "one connection, request 1: queried (%s)", oneline(reply));
+        check(has(reply, "outcome", "queried") && has(reply, "last", "0"),
+              "one connection, request 1: queried, and the connection goes on (%s)", oneline(reply));
 
         snprintf(line, sizeof(line), "pid=%d mempolicy=preferred:0 timeout_ms=5000\n", (int) target);
         exchange_open(sv[0], line, pidfd, reply, sizeof(reply));
@@ -650,9 +651,25 @@ static void check_one_connection(void) {
         check(has(reply, "outcome", "applied") && every_thread_has(target, "default", &threads),
               "one connection, request 3: undone, default in every thread (%s)", oneline(reply));
 
+        /* A process gone and reaped is no reason to end the connection. */
+        pid_t gone = fork();
+        if (gone == 0)
+                _exit(0);
+        int gone_fd = pidfd_of(gone);
+        waitpid(gone, NULL, 0);
+        snprintf(line, sizeof(line), "pid=%d query=1\n", (int) gone);
+        exchange_open(sv[0], line, gone_fd, reply, sizeof(reply));
+        close(gone_fd);
+        check(has(reply, "outcome", "vanished") && has(reply, "last", "0"),
+              "one connection: a reaped process is vanished, and the connection goes on (%s)", oneline(reply));
+        snprintf(line, sizeof(line), "pid=%d query=1\n", (int) target);
+        exchange_open(sv[0], line, pidfd, reply, sizeof(reply));
+        check(has(reply, "outcome", "queried"), "one connection: the request after it is answered (%s)",
+              oneline(reply));
+
         snprintf(line, sizeof(line), "pid=%d migrate=0 for_uid=0\n", (int) target);
         exchange_open(sv[0], line, pidfd, reply, sizeof(reply));
-        check(has(reply, "outcome", "error") && contains(reply, "error", "first request"),
+        check(has(reply, "outcome", "error") && contains(reply, "error", "first request") && has(reply, "last", "1"),
               "one connection, request 4: a root migration after others is refused (%s)", oneline(reply));
         /* And the helper is gone: no reply to a fifth, and it exited. */
         snprintf(line, sizeof(line), "pid=%d query=1\n", (int) target);
