@@ -534,14 +534,18 @@ int validate_group_name(const char *s, const char **ret_why) {
         return 0;
 }
 
+/* Swap tiers v10, swap_tier_validate_name(): isalnum() or '_', the first
+ * character included, and shorter than MAX_TIERNAME (16). The kernel's
+ * isalnum() also takes Latin-1 letters (bytes 0xc0-0xff); a name has to be
+ * UTF-8 here, so those stay out. */
 int validate_tier_name(const char *s, const char **ret_why) {
         if (isempty(s))
                 return fail(ret_why, "empty tier name", -EINVAL);
-        if (strlen(s) > 32)
-                return fail(ret_why, "tier name longer than 32 characters", -ENAMETOOLONG);
         for (const char *p = s; *p; p++)
-                if (!g_ascii_isalnum(*p) && !strchr("_-", *p))
-                        return fail(ret_why, "tier name may only contain A-Z a-z 0-9 _ -", -EINVAL);
+                if (!g_ascii_isalnum(*p) && *p != '_')
+                        return fail(ret_why, "tier name may only contain A-Z a-z 0-9 _", -EINVAL);
+        if (strlen(s) > SWAP_TIER_NAME_MAX)
+                return fail(ret_why, "tier name longer than 15 characters (the kernel's limit)", -ENAMETOOLONG);
         return 0;
 }
 

@@ -59,6 +59,9 @@ int validate_glob(const char *s, const char **ret_why);
 /* user.NAME or user.NAME=VALUE; the user.policy. namespace is ours. */
 int parse_xattr_assignment(const char *s, char **ret_name, char **ret_value, const char **ret_why);
 int validate_group_name(const char *s, const char **ret_why);
+/* A swap tier's name as the kernel takes it (swap tiers v10): 1 to
+ * SWAP_TIER_NAME_MAX characters from A-Z a-z 0-9 _. */
+#define SWAP_TIER_NAME_MAX 15
 int validate_tier_name(const char *s, const char **ret_why);
 int parse_uid(const char *s, uint32_t *ret);
 

@@ -4,6 +4,7 @@
 #include <glib.h>
 
 #include "policy-values.h"
+#include "util.h"
 
 static void test_size_suffixes_are_base_1024(void) {
         static const struct {
@@ -316,6 +317,32 @@ static void test_group_and_tier_names(void) {
         g_assert_cmpint(validate_group_name("a/b", NULL), ==, -EINVAL);
         g_assert_cmpint(validate_tier_name("fast", NULL), ==, 0);
         g_assert_cmpint(validate_tier_name("fa st", NULL), ==, -EINVAL);
+
+        /* What swap tiers v10 takes (mm/swap_tier.c, swap_tier_validate_name()):
+         * isalnum() or '_', any of them first, shorter than MAX_TIERNAME (16). */
+        static const struct {
+                const char *name;
+                int r;
+        } tiers[] = {
+                { "fast_1", 0 },
+                { "_slow", 0 },
+                { "0zram", 0 },
+                { "A", 0 },
+                { "abcdefghijklmno", 0 },              /* 15: the longest */
+                { "abcdefghijklmnop", -ENAMETOOLONG }, /* 16 */
+                { "fast-1", -EINVAL },                 /* the kernel refuses '-' */
+                { "fa:st", -EINVAL },
+                { "fa.st", -EINVAL },
+                { "f\xc3\xa4st", -EINVAL },
+                { "", -EINVAL },
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(tiers); i++) {
+                const char *why = NULL;
+                int r = validate_tier_name(tiers[i].name, &why);
+                if (r != tiers[i].r)
+                        g_error("validate_tier_name(\"%s\") = %d (%s), expected %d", tiers[i].name, r, strempty(why),
+                                tiers[i].r);
+        }
 }
 
 static void test_uids(void) {
