@@ -14,20 +14,44 @@ SystemFacts *system_facts_free(SystemFacts *f) {
         return NULL;
 }
 
-/* Reading /sys/kernel/mm/swap/tiers gives a header "Name Idx PrioStart
- * PrioEnd" and one line per tier (swap tiers v9). Take the first column of
- * every other line; accept the "+name:prio" spelling of writes too, in case
- * a later revision echoes it back. */
+/* The first line of /sys/kernel/mm/swap/tiers, as swap tiers v10 prints it
+ * (swap_tiers_sysfs_show(): "%-16s %-5s %-11s %-11s"). Known by all of its
+ * columns, not by "Name" alone: a tier may be called Name, or name. */
+static bool is_tiers_header(const char *line) {
+        static const char *const columns[] = { "Name", "Idx", "PrioStart", "PrioEnd" };
+        g_auto(GStrv) words = g_strsplit_set(line, " \t", -1);
+        size_t n = 0;
+
+        for (char **w = words; *w; w++) {
+                if (**w == '\0')
+                        continue;
+                if (n >= ELEMENTSOF(columns) || !streq(*w, columns[n]))
+                        return false;
+                n++;
+        }
+        return n == ELEMENTSOF(columns);
+}
+
+/* Reading /sys/kernel/mm/swap/tiers gives that header and one line per
+ * tier, "NAME IDX PRIOSTART PRIOEND", highest first (v10). Take the first
+ * column of every line after the header; accept the "+name:prio" spelling
+ * of writes too, in case a later revision echoes it back. */
 static char **parse_tier_names(const char *text) {
         g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
         g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+        bool first = true;
 
         for (char **l = lines; *l; l++) {
                 g_auto(GStrv) cols = g_strsplit_set(g_strstrip(*l), " \t", 2);
                 char *name = cols[0];
 
-                if (isempty(name) || g_ascii_strcasecmp(name, "Name") == 0)
+                if (isempty(name))
                         continue;
+                if (first) {
+                        first = false;
+                        if (is_tiers_header(*l))
+                                continue;
+                }
                 if (*name == '+')
                         name++;
                 char *colon = strchr(name, ':');

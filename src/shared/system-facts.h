@@ -10,7 +10,7 @@
 
 /* What the running kernel offers; gathered by system_facts_probe(). */
 typedef struct SystemFacts {
-        bool swap_tiers;       /* /sys/kernel/mm/swap/tiers exists (swap tiers v9) */
+        bool swap_tiers;       /* /sys/kernel/mm/swap/tiers exists (swap tiers v10) */
         char **tier_names;     /* tiers defined there, NULL-terminated */
         uint64_t swap_total;   /* bytes, from /proc/swaps; for percent limits */
         bool zswap_writeback;  /* memory.zswap.writeback exists (6.8+): probed as zswap built in

@@ -600,7 +600,7 @@ static void test_plan_zswap_writeback_needs_the_kernel(void) {
         g_assert_cmpuint(plan_count(p, "memory.zswap.writeback"), ==, 1);
 }
 
-/* ---- swap tiers, on a kernel with the v9 interface ---- */
+/* ---- swap tiers, on a kernel with the v10 interface ---- */
 
 static void test_plan_tiers_allowed_and_denied(void) {
         g_autoptr(TestResolution) r = res_new();
@@ -718,7 +718,7 @@ static void test_probe_fake_tree(Tree *t, gconstpointer data) {
         g_autofree char *proc = g_build_filename(t->root, "proc", NULL);
         g_autoptr(SystemFacts) f = NULL;
 
-        /* The v9 read format of /sys/kernel/mm/swap/tiers. */
+        /* The read format (v10, blanks collapsed) of /sys/kernel/mm/swap/tiers. */
         put(sys, "kernel/mm/swap/tiers", "Name Idx PrioStart PrioEnd\nfast 0 10 32767\nslow 1 -1 9\n");
         put(proc, "swaps",
             "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
@@ -765,6 +765,26 @@ static void test_probe_tolerates_odd_tier_lines(Tree *t, gconstpointer data) {
         g_assert_cmpstr(f->tier_names[0], ==, "fast");
         g_assert_cmpstr(f->tier_names[1], ==, "slow");
         g_assert_false(f->zswap_writeback);
+}
+
+/* The header is the first line, exactly as v10's swap_tiers_sysfs_show()
+ * prints it ("%-16s %-5s %-11s %-11s"); tiers named name and Name are tiers. */
+static void test_probe_keeps_tiers_named_name(Tree *t, gconstpointer data) {
+        g_autofree char *sys = g_build_filename(t->root, "sys", NULL);
+        g_autofree char *proc = g_build_filename(t->root, "proc", NULL);
+        g_autoptr(SystemFacts) f = NULL;
+
+        put(sys, "kernel/mm/swap/tiers",
+            "Name             Idx   PrioStart   PrioEnd    \n"
+            "Name             2     200         32767      \n"
+            "name             0     100         199        \n"
+            "NAME             1     -1          99         \n");
+        g_assert_cmpint(system_facts_probe(sys, proc, &f), ==, 0);
+        g_assert_true(f->swap_tiers);
+        g_assert_cmpuint(g_strv_length(f->tier_names), ==, 3);
+        g_assert_cmpstr(f->tier_names[0], ==, "Name");
+        g_assert_cmpstr(f->tier_names[1], ==, "name");
+        g_assert_cmpstr(f->tier_names[2], ==, "NAME");
 }
 
 /* ---- applying ---- */
@@ -1652,7 +1672,7 @@ static void test_apply_reports_other_backends(Tree *t, gconstpointer data) {
         g_assert_cmpstr(content, ==, "max\n");
 }
 
-/* memory.swap.tiers.max against a fake that behaves like v9: it lists every
+/* memory.swap.tiers.max against a fake that behaves like v10: it lists every
  * tier, one "TIER max|0" line each. */
 static void test_apply_swap_tiers_file(Tree *t, gconstpointer data) {
         g_autoptr(TestResolution) r = res_new();
@@ -1921,6 +1941,7 @@ int main(int argc, char **argv) {
         ADD_TREE("probe/fake-tree", test_probe_fake_tree);
         ADD_TREE("probe/plain-kernel", test_probe_plain_kernel);
         ADD_TREE("probe/tolerates-odd-tier-lines", test_probe_tolerates_odd_tier_lines);
+        ADD_TREE("probe/keeps-tiers-named-name", test_probe_keeps_tiers_named_name);
 
         ADD_TREE("apply/writes-and-records", test_apply_writes_and_records);
         ADD_TREE("apply/equal-value-is-not-written", test_apply_equal_value_is_not_written);
