@@ -172,6 +172,15 @@ static void plan_swap_tiers(CgroupPlan *p, const ResolvedKnob *k, const SystemFa
         "no cpuset controller here (the parent does not enable it in cgroup.subtree_control): the pages its " \
         "processes have are moved with migrate_pages (see Processes)"
 
+#define NO_SWAP_REASON "a share of swap, and no swap was active (/proc/swaps) when policyd last looked: left alone"
+
+/* A share of swap when no swap is active: 0 would forbid swap for good
+ * once swap comes on (issue 24: SwapMax=50% became MemorySwapMax=0), so
+ * there is no number to write. 0% is 0 of any total. */
+static bool percent_without_swap(const MemoryLimit *l, uint64_t swap_total) {
+        return l->kind == MEMORY_LIMIT_PERCENT && l->permyriad > 0 && swap_total == 0;
+}
+
 /* A memory limit: the unit's systemd property where systemd holds the
  * cgroup, else the kernel file. */
 static void plan_limit(CgroupPlan *p, Knob knob, const ResolvedKnob *k, bool systemd, uint64_t swap_total) {
@@ -179,7 +188,12 @@ static void plan_limit(CgroupPlan *p, Knob knob, const ResolvedKnob *k, bool sys
 
         assert(knob == KNOB_SWAP_MAX || knob == KNOB_ZSWAP_MAX);
         assert(k && k->set);
-        if (systemd)
+        if (percent_without_swap(&k->value.limit, swap_total))
+                cgroup_plan_add(p, BACKEND_NOT_ENFORCEABLE, knob,
+                                systemd ? (swap ? "MemorySwapMax" : "MemoryZSwapMax")
+                                        : (swap ? "memory.swap.max" : "memory.zswap.max"),
+                                format_memory_limit(&k->value.limit), NO_SWAP_REASON);
+        else if (systemd)
                 cgroup_plan_add(p, BACKEND_SYSTEMD_PROPERTY, knob, swap ? "MemorySwapMax" : "MemoryZSwapMax",
                                 format_limit_for_systemd(&k->value.limit, swap_total), SYSTEMD_REASON);
         else
@@ -226,7 +240,10 @@ int cgroup_plan_build(const Resolution *r, const SystemFacts *facts, PlanFlags f
                 plan_limit(p, KNOB_SWAP_MAX, k, systemd, swap_total);
 
         k = &r->knobs[KNOB_SWAP_HIGH];
-        if (k->set)
+        if (k->set && percent_without_swap(&k->value.limit, swap_total))
+                cgroup_plan_add(p, BACKEND_NOT_ENFORCEABLE, KNOB_SWAP_HIGH, "memory.swap.high",
+                                format_memory_limit(&k->value.limit), NO_SWAP_REASON);
+        else if (k->set)
                 cgroup_plan_add(p, BACKEND_CGROUP_FILE, KNOB_SWAP_HIGH, "memory.swap.high",
                                 format_limit_for_kernel(&k->value.limit, swap_total),
                                 systemd ? "systemd has no property for memory.swap.high" : NULL);

@@ -493,13 +493,40 @@ static void test_plan_systemd_percent_is_the_generators(void) {
                 g_assert_cmpstr(expected, ==, "161058816");
 }
 
-static void test_plan_percent_without_swap_is_zero(void) {
+/* A share of no swap is no number: SwapMax=50% with no swap active was
+ * written as 0 (MemorySwapMax=0), which forbade swap once swap came on
+ * (issue 24). The knob is left alone, and the plan says why. */
+static void test_plan_percent_without_swap_leaves_the_knob(void) {
+        static const char reason[] =
+                "a share of swap, and no swap was active (/proc/swaps) when policyd last looked: left alone";
+
+        for (int systemd = 0; systemd <= 1; systemd++) {
+                g_autoptr(TestResolution) r = res_new();
+                g_autoptr(SystemFacts) f = facts_new(false, NULL, 0);
+
+                res_set_percent(r, KNOB_SWAP_MAX, 5000);
+                res_set_percent(r, KNOB_SWAP_HIGH, 2500);
+                res_set_percent(r, KNOB_ZSWAP_MAX, 1000);
+                g_autoptr(CgroupPlan) p = build(r, f, systemd ? PLAN_SYSTEMD_MANAGED : 0);
+                const char *swap_max = systemd ? "MemorySwapMax" : "memory.swap.max";
+                const char *zswap_max = systemd ? "MemoryZSwapMax" : "memory.zswap.max";
+
+                g_assert_cmpuint(p->items->len, ==, 4); /* the tag and the three */
+                g_assert_cmpstr(plan_get(p, BACKEND_NOT_ENFORCEABLE, swap_max)->value, ==, "50%");
+                g_assert_cmpstr(plan_get(p, BACKEND_NOT_ENFORCEABLE, swap_max)->reason, ==, reason);
+                g_assert_cmpstr(plan_get(p, BACKEND_NOT_ENFORCEABLE, "memory.swap.high")->value, ==, "25%");
+                g_assert_cmpstr(plan_get(p, BACKEND_NOT_ENFORCEABLE, zswap_max)->value, ==, "10%");
+        }
+}
+
+/* 0% is 0 of any total, swap or none. */
+static void test_plan_zero_percent_without_swap_is_zero(void) {
         g_autoptr(TestResolution) r = res_new();
         g_autoptr(SystemFacts) f = facts_new(false, NULL, 0);
 
-        res_set_percent(r, KNOB_SWAP_MAX, 5000);
-        g_autoptr(CgroupPlan) p = build(r, f, 0);
-        g_assert_cmpstr(plan_get(p, BACKEND_CGROUP_FILE, "memory.swap.max")->value, ==, "0");
+        res_set_percent(r, KNOB_SWAP_MAX, 0);
+        g_autoptr(CgroupPlan) p = build(r, f, PLAN_SYSTEMD_MANAGED);
+        g_assert_cmpstr(plan_get(p, BACKEND_SYSTEMD_PROPERTY, "MemorySwapMax")->value, ==, "0");
 }
 
 static void test_plan_systemd_managed_backends(void) {
@@ -1916,7 +1943,10 @@ int main(int argc, char **argv) {
         g_test_add_func("/cgroup-apply/plan/percent-rounds-down-to-a-page", test_plan_percent_rounds_down_to_a_page);
         g_test_add_func("/cgroup-apply/plan/systemd-percent-is-the-generators", test_plan_systemd_percent_is_the_generators);
         g_test_add_func("/cgroup-apply/systemd-property-kernel-files", test_systemd_property_kernel_files);
-        g_test_add_func("/cgroup-apply/plan/percent-without-swap-is-zero", test_plan_percent_without_swap_is_zero);
+        g_test_add_func("/cgroup-apply/plan/percent-without-swap-leaves-the-knob",
+                        test_plan_percent_without_swap_leaves_the_knob);
+        g_test_add_func("/cgroup-apply/plan/zero-percent-without-swap-is-zero",
+                        test_plan_zero_percent_without_swap_is_zero);
         g_test_add_func("/cgroup-apply/plan/systemd-managed-backends", test_plan_systemd_managed_backends);
         g_test_add_func("/cgroup-apply/plan/delegated-backends", test_plan_delegated_backends);
         g_test_add_func("/cgroup-apply/plan/numa-nodes-without-cpuset", test_plan_numa_nodes_without_cpuset);
