@@ -215,8 +215,11 @@ PlanFlags gather_plan_flags(Subject *s) {
          * AllowedMemoryNodes=; a user's manager cannot. */
         PlanFlags flags = s->user_unit ? PLAN_SYSTEMD_MANAGED | PLAN_USER_MANAGER : 0;
 
+        /* -.slice, or "/" named as a cgroup: no knob file there. */
+        if (streq_ptr(s->cgroup, "/"))
+                flags |= PLAN_ROOT_CGROUP;
         if (s->unit && !s->user_unit)
-                return PLAN_SYSTEMD_MANAGED;
+                return flags | PLAN_SYSTEMD_MANAGED;
         if (isempty(s->cgroup) ||
             cgroup_read_value(s->manager->cgroup_root, s->cgroup, BACKEND_CGROUP_FILE, "cgroup.controllers",
                               &controllers) < 0)

@@ -201,6 +201,34 @@ static void plan_limit(CgroupPlan *p, Knob knob, const ResolvedKnob *k, bool sys
                                 format_limit_for_kernel(&k->value.limit, swap_total), NULL);
 }
 
+/* The root cgroup has none of the knob files a plan writes: each is
+ * CFTYPE_NOT_ON_ROOT in the kernel (memory.swap.tiers.max too, swap tiers
+ * v10), and systemd writes no limit for -.slice. What would go there is
+ * not enforceable, with the reason, rather than an ENOENT at every pass.
+ * xattrs stay: the root cgroup has them. */
+static void plan_root_cgroup(CgroupPlan *p) {
+        for (guint i = 0; i < p->items->len; i++) {
+                PlanItem *it = g_ptr_array_index(p->items, i);
+                const char *file = NULL;
+
+                if (it->backend == BACKEND_CGROUP_FILE)
+                        file = it->target;
+                else if (it->backend == BACKEND_SYSTEMD_PROPERTY)
+                        file = streq(it->target, "AllowedMemoryNodes") ? "cpuset.mems"
+                                                                        : systemd_property_file(it->target);
+                if (!file)
+                        continue;
+
+                g_free(it->reason);
+                it->reason = streq(file, SWAP_TIERS_FILE)
+                                     ? g_strdup("the root cgroup takes no swap tiers: it has no " SWAP_TIERS_FILE
+                                                " (the kernel makes it below the root only)")
+                                     : g_strdup_printf("the root cgroup has no %s (the kernel makes it below the "
+                                                       "root only)", file);
+                it->backend = BACKEND_NOT_ENFORCEABLE;
+        }
+}
+
 int cgroup_plan_build(const Resolution *r, const SystemFacts *facts, PlanFlags flags, CgroupPlan **ret) {
         g_autoptr(CgroupPlan) p = NULL;
         bool systemd = flags & PLAN_SYSTEMD_MANAGED;
@@ -306,6 +334,9 @@ int cgroup_plan_build(const Resolution *r, const SystemFacts *facts, PlanFlags f
                         cgroup_plan_add(p, BACKEND_CGROUP_FILE, KNOB_NUMA_NODES, "cpuset.mems",
                                         format_numa_nodes(&k->value.numa_nodes), NULL);
         }
+
+        if (flags & PLAN_ROOT_CGROUP)
+                plan_root_cgroup(p);
 
         *ret = TAKE_PTR(p);
         return 0;

@@ -60,6 +60,10 @@ typedef enum PlanFlags {
          * only the controllers delegated to it (cpu, memory and pids on
          * Debian 13), so PLAN_NO_CPUSET holds for it too. */
         PLAN_USER_MANAGER = 1 << 2,
+        /* The root cgroup ("/", systemd's -.slice): the kernel makes
+         * memory.swap.*, memory.zswap.* and cpuset.mems on other cgroups
+         * only (CFTYPE_NOT_ON_ROOT), and systemd writes no limit there. */
+        PLAN_ROOT_CGROUP = 1 << 3,
 } PlanFlags;
 
 /* Whether NUMANodes= reaches a cgroup of these flags only through

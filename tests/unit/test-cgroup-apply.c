@@ -627,6 +627,72 @@ static void test_plan_zswap_writeback_needs_the_kernel(void) {
         g_assert_cmpuint(plan_count(p, "memory.zswap.writeback"), ==, 1);
 }
 
+/* ---- the root cgroup ---- */
+
+/* The root cgroup has none of the files the plan writes (the kernel's
+ * CFTYPE_NOT_ON_ROOT): not even memory.swap.tiers.max (swap tiers v10 3/6).
+ * Each knob is not enforceable there, and says why, rather than failing
+ * with ENOENT at every pass. */
+static void test_plan_root_cgroup_takes_no_knob_file(void) {
+        static const struct {
+                PlanFlags flags;
+                const char *target;
+                const char *reason;
+        } table[] = {
+                { 0, "memory.swap.tiers.max", "the root cgroup takes no swap tiers: it has no memory.swap.tiers.max" },
+                { 0, "memory.swap.max", "the root cgroup has no memory.swap.max" },
+                { 0, "memory.swap.high", "the root cgroup has no memory.swap.high" },
+                { 0, "memory.zswap.max", "the root cgroup has no memory.zswap.max" },
+                { 0, "memory.zswap.writeback", "the root cgroup has no memory.zswap.writeback" },
+                { 0, "cpuset.mems", "the root cgroup has no cpuset.mems" },
+                { PLAN_SYSTEMD_MANAGED, "memory.swap.tiers.max",
+                  "the root cgroup takes no swap tiers: it has no memory.swap.tiers.max" },
+                { PLAN_SYSTEMD_MANAGED, "MemorySwapMax", "the root cgroup has no memory.swap.max" },
+                { PLAN_SYSTEMD_MANAGED, "MemoryZSwapWriteback", "the root cgroup has no memory.zswap.writeback" },
+                { PLAN_SYSTEMD_MANAGED, "AllowedMemoryNodes", "the root cgroup has no cpuset.mems" },
+        };
+        g_autoptr(SystemFacts) f = facts_new(true, "fast slow", UINT64_C(1) << 30);
+
+        for (size_t i = 0; i < G_N_ELEMENTS(table); i++) {
+                g_autoptr(TestResolution) r = res_new();
+                NumaNodeMask nodes = {};
+
+                res_add_group(r, "test");
+                res_set_tiers(r, "fast");
+                res_set_bytes(r, KNOB_SWAP_MAX, 64 << 20);
+                res_set_bytes(r, KNOB_SWAP_HIGH, 32 << 20);
+                res_set_bytes(r, KNOB_ZSWAP_MAX, 16 << 20);
+                res_set_bool(r, KNOB_ZSWAP_WRITEBACK, false);
+                numa_node_mask_set(&nodes, 0);
+                res_knob(r, KNOB_NUMA_NODES)->value.numa_nodes = nodes;
+                g_autoptr(CgroupPlan) p = build(r, f, table[i].flags | PLAN_ROOT_CGROUP);
+
+                const PlanItem *it = plan_get(p, BACKEND_NOT_ENFORCEABLE, table[i].target);
+                if (!it->reason || !g_str_has_prefix(it->reason, table[i].reason))
+                        g_error("row %zu: %s: reason '%s', expected '%s…'", i, table[i].target, it->reason,
+                                table[i].reason);
+                g_assert_cmpuint(plan_count(p, table[i].target), ==, 1);
+                /* The group tag is an xattr, which the root cgroup has. */
+                plan_get(p, BACKEND_XATTR, POLICY_GROUP_XATTR);
+        }
+}
+
+/* Applied to "/" of a fake tree without the files: no failure at all. */
+static void test_apply_root_cgroup_no_enoent(Tree *t, gconstpointer data) {
+        g_autoptr(TestResolution) r = res_new();
+        g_autoptr(SystemFacts) f = facts_new(true, "fast slow", 0);
+        g_autoptr(ApplyReport) report = apply_report_new();
+        g_autoptr(CgroupRecord) rec = cgroup_record_new("/");
+
+        res_set_tiers(r, "fast");
+        g_autoptr(CgroupPlan) p = build(r, f, PLAN_ROOT_CGROUP);
+        g_assert_cmpint(cgroup_apply_plan(t->cgroupfs, "/", p, rec, 0, report), ==, 0);
+        assert_action(report, "memory.swap.tiers.max", ACTION_NOT_ENFORCEABLE);
+        g_autoptr(GPtrArray) failures = write_failures_new();
+        write_failures_update(failures, report, 1);
+        g_assert_cmpuint(failures->len, ==, 0);
+}
+
 /* ---- swap tiers, on a kernel with the v10 interface ---- */
 
 static void test_plan_tiers_allowed_and_denied(void) {
@@ -1953,6 +2019,8 @@ int main(int argc, char **argv) {
         g_test_add_func("/cgroup-apply/plan/zswap-writeback-needs-the-kernel",
                         test_plan_zswap_writeback_needs_the_kernel);
 
+        g_test_add_func("/cgroup-apply/plan/root-cgroup-takes-no-knob-file", test_plan_root_cgroup_takes_no_knob_file);
+        ADD_TREE("apply/root-cgroup-no-enoent", test_apply_root_cgroup_no_enoent);
         g_test_add_func("/cgroup-apply/tiers/allowed-and-denied", test_plan_tiers_allowed_and_denied);
         g_test_add_func("/cgroup-apply/tiers/none-denies-every-tier", test_plan_tiers_none_denies_every_tier);
         g_test_add_func("/cgroup-apply/tiers/unknown-tier-not-enforceable",
