@@ -19,6 +19,7 @@
 #include "policy-load.h"
 #include "policyctl-online.h"
 #include "policyctl-output.h"
+#include "system-facts.h"
 #include "table.h"
 #include "util.h"
 
@@ -163,6 +164,15 @@ static int verb_verify(int argc, char **argv) {
                 daemon_config_init(&config);
                 (void) daemon_config_load(arg_root, &config, diags);
                 daemon_config_done(&config);
+
+                /* The running kernel's swap tiers (the tree's, with --root):
+                 * one whose name is a SwapTiers= keyword is a warning. */
+                g_autofree char *sys = g_build_filename(arg_root ?: "/", "sys", NULL);
+                g_autofree char *proc = g_build_filename(arg_root ?: "/", "proc", NULL);
+                g_autofree char *tiers = g_build_filename(sys, "kernel/mm/swap/tiers", NULL);
+                g_autoptr(SystemFacts) facts = NULL;
+                if (system_facts_probe(sys, proc, &facts) >= 0)
+                        system_facts_diagnose(facts, tiers, diags);
         }
 
         for (int i = 1; i < argc; i++) {

@@ -518,6 +518,14 @@ int manager_reload(Manager *m) {
         r = system_facts_probe("/sys", "/proc", &facts);
         if (r < 0)
                 log_warning_errno(r, "Failed to probe swap facilities: %m");
+        else {
+                /* A tier no SwapTiers= can name: counted in status, as
+                 * policyctl verify says it. */
+                g_autoptr(Diagnostics) facts_diags = diagnostics_new();
+                system_facts_diagnose(facts, "/sys/kernel/mm/swap/tiers", facts_diags);
+                log_diagnostics(facts_diags);
+                diagnostics_take_all(diags, facts_diags);
+        }
 
         keep_last_good_groups(m->policies, set);
         g_hash_table_remove_all(m->user_names); /* users come and go too */

@@ -124,12 +124,25 @@ static void plan_swap_tiers(CgroupPlan *p, const ResolvedKnob *k, const SystemFa
                         d->writeback_off = "SwapTiers=zswap: zswap only, no writeback to swap devices";
                         return;
                 }
+                /* A kernel tier named none or zswap: in SwapTiers= those
+                 * are keywords, so no group allows it (and it is denied
+                 * like any tier not listed). */
                 GString *content = g_string_new(NULL);
                 for (char *const *t = defined; *t; t++)
                         g_string_append_printf(content, "%s%s %s", content->len > 0 ? "\n" : "", *t,
-                                               !none && strv_contains_str(tiers, *t) ? "max" : "0");
+                                               !none && !swap_tier_is_keyword(*t) && strv_contains_str(tiers, *t)
+                                                       ? "max"
+                                                       : "0");
                 cgroup_plan_add(p, BACKEND_CGROUP_FILE, KNOB_SWAP_TIERS, SWAP_TIERS_FILE, g_string_free(content, FALSE),
                                 NULL);
+                for (char *const *t = defined; *t; t++)
+                        if (swap_tier_is_keyword(*t)) {
+                                g_autofree char *reason = g_strdup_printf(
+                                        "the kernel's swap tier '%s' has the name of a SwapTiers= keyword: no group "
+                                        "can allow it (rename it in /sys/kernel/mm/swap/tiers)", *t);
+                                cgroup_plan_add(p, BACKEND_NOT_ENFORCEABLE, KNOB_SWAP_TIERS, SWAP_TIERS_FILE,
+                                                g_strdup(*t), reason);
+                        }
 
                 for (guint i = 0; i < n; i++) {
                         if (streq(tiers[i], SWAP_TIER_NONE) || streq(tiers[i], SWAP_TIER_ZSWAP) ||

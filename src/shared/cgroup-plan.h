@@ -16,10 +16,6 @@
 #define POLICY_SWAP_TIERS_XATTR "user.policy.swap_tiers"
 #define POLICY_XATTR_PREFIX "user.policy."
 
-/* Special SwapTiers= names (DESIGN §6 fallbacks). */
-#define SWAP_TIER_NONE "none"
-#define SWAP_TIER_ZSWAP "zswap"
-
 #define SWAP_TIERS_FILE "memory.swap.tiers.max"
 
 typedef enum Backend {

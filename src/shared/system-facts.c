@@ -6,6 +6,19 @@
 #include "system-facts.h"
 #include "util.h"
 
+bool swap_tier_is_keyword(const char *name) {
+        return streq_ptr(name, SWAP_TIER_NONE) || streq_ptr(name, SWAP_TIER_ZSWAP);
+}
+
+void system_facts_diagnose(const SystemFacts *f, const char *tiers_path, Diagnostics *d) {
+        for (char **t = f && f->swap_tiers ? f->tier_names : NULL; t && *t; t++)
+                if (swap_tier_is_keyword(*t))
+                        diagnostics_add(d, DIAGNOSTIC_WARNING, tiers_path, 0,
+                                        "Swap tier '%s' has the name of a SwapTiers= keyword: no group can allow "
+                                        "it, and groups with SwapTiers= deny it; rename the tier to use it",
+                                        *t);
+}
+
 SystemFacts *system_facts_free(SystemFacts *f) {
         if (!f)
                 return NULL;

@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "diagnostics.h"
+
 /* What the running kernel offers; gathered by system_facts_probe(). */
 typedef struct SystemFacts {
         bool swap_tiers;       /* /sys/kernel/mm/swap/tiers exists (swap tiers v10) */
@@ -18,6 +20,12 @@ typedef struct SystemFacts {
                                 * since the file is not on the cgroup root */
 } SystemFacts;
 
+/* SwapTiers= keywords (policy.d(5)): no swap at all, and zswap only. Both
+ * are legal kernel tier names too; in SwapTiers= the keywords win. */
+#define SWAP_TIER_NONE "none"
+#define SWAP_TIER_ZSWAP "zswap"
+bool swap_tier_is_keyword(const char *name);
+
 SystemFacts *system_facts_free(SystemFacts *f);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SystemFacts, system_facts_free)
 /* The total of /proc/swaps in bytes, saturating; policyd-generator reads it
@@ -25,3 +33,6 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(SystemFacts, system_facts_free)
 uint64_t swap_total_parse(const char *text);
 /* sysfs_root: "/sys" normally; proc_root: "/proc". A test passes a fake tree. */
 int system_facts_probe(const char *sysfs_root, const char *proc_root, SystemFacts **ret);
+/* A warning for each tier the kernel defines under a keyword's name, which
+ * no SwapTiers= can allow; tiers_path names the file in it. */
+void system_facts_diagnose(const SystemFacts *f, const char *tiers_path, Diagnostics *d);

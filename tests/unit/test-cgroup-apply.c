@@ -17,6 +17,7 @@
 #include "cgroup-apply.h"
 #include "cgroupfs.h"
 #include "util.h"
+#include "diagnostics.h"
 #include "write-failure.h"
 
 #define UNIT "/system.slice/foo.service"
@@ -739,6 +740,52 @@ static void test_plan_tiers_zswap_only_turns_off_writeback(void) {
         g_assert_cmpstr(plan_get(p, BACKEND_CGROUP_FILE, "memory.zswap.writeback")->value, ==, "0");
         g_assert_cmpuint(plan_count(p, "memory.zswap.writeback"), ==, 1);
         assert_plan_lacks(p, "memory.swap.tiers.max");
+}
+
+/* none and zswap are legal kernel tier names, and SwapTiers= keywords: the
+ * keywords win. A kernel tier so named is allowed by no group, so every
+ * group with SwapTiers= denies it, and says why. */
+static void test_plan_tiers_keyword_names_are_keywords(void) {
+        g_autoptr(TestResolution) r = res_new();
+        g_autoptr(SystemFacts) f = facts_new(true, "fast zswap none slow", 0);
+
+        res_set_tiers(r, "zswap slow");
+        g_autoptr(CgroupPlan) p = build(r, f, 0);
+        g_assert_cmpstr(plan_get(p, BACKEND_CGROUP_FILE, "memory.swap.tiers.max")->value, ==,
+                        "fast 0\nzswap 0\nnone 0\nslow max");
+        g_assert_cmpuint(plan_count(p, "memory.swap.tiers.max"), ==, 3);
+        guint notes = 0;
+        for (guint i = 0; i < p->items->len; i++) {
+                const PlanItem *it = g_ptr_array_index(p->items, i);
+                if (it->backend != BACKEND_NOT_ENFORCEABLE)
+                        continue;
+                g_assert_true(streq(it->value, "zswap") || streq(it->value, "none"));
+                g_assert_nonnull(strstr(it->reason, "a SwapTiers= keyword"));
+                notes++;
+        }
+        g_assert_cmpuint(notes, ==, 2);
+}
+
+/* The same clash, said once for the whole system: policyd's reload and
+ * policyctl verify add it to their diagnostics. */
+static void test_facts_diagnose_keyword_tiers(void) {
+        g_autoptr(SystemFacts) f = facts_new(true, "fast zswap none", 0);
+        g_autoptr(Diagnostics) d = diagnostics_new();
+
+        g_assert_true(swap_tier_is_keyword("none"));
+        g_assert_true(swap_tier_is_keyword("zswap"));
+        g_assert_false(swap_tier_is_keyword("None"));
+        system_facts_diagnose(f, "/sys/kernel/mm/swap/tiers", d);
+        g_assert_cmpuint(d->items->len, ==, 2);
+        g_autofree char *line = diagnostic_format(g_ptr_array_index(d->items, 0));
+        g_assert_cmpstr(line, ==,
+                        "/sys/kernel/mm/swap/tiers: warning: Swap tier 'zswap' has the name of a SwapTiers= keyword: "
+                        "no group can allow it, and groups with SwapTiers= deny it; rename the tier to use it");
+
+        g_autoptr(SystemFacts) plain = facts_new(true, "fast slow", 0);
+        g_autoptr(Diagnostics) none = diagnostics_new();
+        system_facts_diagnose(plain, "/sys/kernel/mm/swap/tiers", none);
+        g_assert_cmpuint(none->items->len, ==, 0);
 }
 
 /* ---- swap tiers, on a kernel without them (DESIGN §6 fallbacks) ---- */
@@ -2022,6 +2069,8 @@ int main(int argc, char **argv) {
         g_test_add_func("/cgroup-apply/plan/root-cgroup-takes-no-knob-file", test_plan_root_cgroup_takes_no_knob_file);
         ADD_TREE("apply/root-cgroup-no-enoent", test_apply_root_cgroup_no_enoent);
         g_test_add_func("/cgroup-apply/tiers/allowed-and-denied", test_plan_tiers_allowed_and_denied);
+        g_test_add_func("/cgroup-apply/tiers/keyword-names-are-keywords", test_plan_tiers_keyword_names_are_keywords);
+        g_test_add_func("/cgroup-apply/tiers/facts-diagnose-keyword-tiers", test_facts_diagnose_keyword_tiers);
         g_test_add_func("/cgroup-apply/tiers/none-denies-every-tier", test_plan_tiers_none_denies_every_tier);
         g_test_add_func("/cgroup-apply/tiers/unknown-tier-not-enforceable",
                         test_plan_tiers_unknown_tier_not_enforceable);

@@ -179,6 +179,12 @@ grep -q "^a .* 30 .*admin a" <<< "$out" && ok "list shows name, priority and des
         || not_ok "list shows name, priority and description" "$out"
 
 expect_rc "verify with --root reads the tree's search path" 0 "$policyctl" --root "$r" verify
+# A kernel tier named as a SwapTiers= keyword (issue 24, gap 2): a warning.
+mkdir -p "$tmp/tiers/etc"
+put tiers/sys/kernel/mm/swap/tiers 'Name             Idx   PrioStart   PrioEnd    \nfast             1     100         32767      \nzswap            0     -1          99         \n'
+out=$("$policyctl" --root "$tmp/tiers" verify 2>&1); rc=$?
+[ $rc = 0 ] && [ "$out" = "$tmp/tiers/sys/kernel/mm/swap/tiers: warning: Swap tier 'zswap' has the name of a SwapTiers= keyword: no group can allow it, and groups with SwapTiers= deny it; rename the tier to use it" ] \
+        && ok "verify warns of a kernel tier named zswap" || not_ok "verify warns of a kernel tier named zswap" "exit $rc" "$out"
 put root/run/policy.d/broken.policy '[Swap]\nSwapMax=lots\n'
 out=$("$policyctl" --root "$r" verify 2>&1); rc=$?
 [ $rc = 1 ] && grep -qF "$r/run/policy.d/broken.policy:2: error:" <<< "$out" \
