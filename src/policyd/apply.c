@@ -39,8 +39,12 @@ void apply_log_action(const char *who, const Action *a, int change_level) {
         case ACTION_NO_SPACE:
                 break; /* all of them in one message: log_no_space() */
         case ACTION_FAILED:
-                log_context_id(MESSAGE_ID_WRITE_REFUSED, LOG_WARNING, a->error, who, NULL, NULL, 0,
-                               "Failed to write %s: %m", a->target);
+                if (a->message)
+                        log_context_id(MESSAGE_ID_WRITE_REFUSED, LOG_WARNING, a->error, who, NULL, NULL, 0,
+                                       "Failed to write %s: %s", a->target, a->message);
+                else
+                        log_context_id(MESSAGE_ID_WRITE_REFUSED, LOG_WARNING, a->error, who, NULL, NULL, 0,
+                                       "Failed to write %s: %m", a->target);
                 break;
         case ACTION_VANISHED:
                 log_unit_debug_errno(who, a->error, "cgroup vanished while applying");

@@ -43,6 +43,7 @@ static Action *action_free(Action *a) {
         g_free(a->target);
         g_free(a->old_value);
         g_free(a->new_value);
+        g_free(a->message);
         g_free(a);
         return NULL;
 }
@@ -78,6 +79,17 @@ static void report_add(ApplyReport *report, ActionResult result, Backend b, cons
         a->new_value = g_strdup(new_value);
         a->error = error;
         g_ptr_array_add(report->actions, a);
+}
+
+/* Gives the last action its message (taken; NULL: none). */
+static void report_set_message(ApplyReport *report, char *message) {
+        if (!report || report->actions->len == 0) {
+                g_free(message);
+                return;
+        }
+        Action *a = g_ptr_array_index(report->actions, report->actions->len - 1);
+        g_free(a->message);
+        a->message = message;
 }
 
 /* ---- I/O on one cgroup directory ---- */
@@ -156,9 +168,10 @@ static int read_knob_file(int dir_fd, const char *name, char **ret) {
         return 0;
 }
 
-static int write_all(int fd, const char *p, size_t len) {
+static int write_all(int fd, const char *p, size_t len, const ApplyHooks *hooks) {
         while (len > 0) {
-                ssize_t n = write(fd, p, len);
+                ssize_t n = hooks && hooks->knob_write ? hooks->knob_write(fd, p, len, hooks->userdata)
+                                                       : write(fd, p, len);
                 if (n < 0) {
                         if (errno == EINTR)
                                 continue;
@@ -170,24 +183,51 @@ static int write_all(int fd, const char *p, size_t len) {
         return 0;
 }
 
+/* What became of a value of several lines, when a line failed. */
+typedef struct LinesOutcome {
+        char *message; /* the lines refused, each with its error; NULL when all landed or one line only */
+        bool landed;   /* some line was written */
+} LinesOutcome;
+
+static void lines_outcome_clear(LinesOutcome *o) {
+        g_clear_pointer(&o->message, g_free);
+        o->landed = false;
+}
+
 /* One write() per line, each with its newline, on one open file. The
  * kernel parses every write() of a cgroup file on its own, and
  * memory.swap.tiers.max takes "TIER 0|max" per write; a regular file in a
  * fake tree simply ends up holding all the lines. O_TRUNC is what a shell's
- * ">" does, and cgroupfs accepts it. */
-static int write_knob_lines(int fd, const char *value) {
+ * ">" does, and cgroupfs accepts it. Every line is tried, even after one
+ * failed: the kernel refuses a tier it does not have (EINVAL), and that
+ * must not keep the other tiers' lines out. Returns the first error. */
+static int write_knob_lines(int fd, const char *value, const ApplyHooks *hooks, LinesOutcome *ret) {
         g_auto(GStrv) lines = g_strsplit(value, "\n", -1);
-        int r;
+        g_autoptr(GString) refused = g_string_new(NULL);
+        unsigned n_lines = 0;
+        bool landed = false;
+        int first = 0, r;
 
         for (char **l = lines; *l; l++) {
                 g_autofree char *line = g_strconcat(*l, "\n", NULL);
                 if (**l == '\0' && l != lines)
                         continue; /* a blank line after the first means nothing */
-                r = write_all(fd, line, strlen(line));
-                if (r < 0)
-                        return r;
+                n_lines++;
+                r = write_all(fd, line, strlen(line), hooks);
+                if (r >= 0) {
+                        landed = true;
+                        continue;
+                }
+                if (first == 0)
+                        first = r;
+                g_string_append_printf(refused, "%s'%s': %s", refused->len > 0 ? "; " : "", *l, g_strerror(-r));
         }
-        return 0;
+        if (ret && first < 0 && n_lines > 1) {
+                ret->landed = landed;
+                ret->message = g_strdup_printf("%s%s", refused->str,
+                                               landed ? "; the other lines were written" : "");
+        }
+        return first;
 }
 
 static int open_knob_for_write(int dir_fd, const char *name) {
@@ -199,12 +239,13 @@ static int open_knob_for_write(int dir_fd, const char *name) {
         return fd < 0 ? negative_errno() : fd;
 }
 
-static int write_knob_file(int dir_fd, const char *name, const char *value) {
+static int write_knob_file(int dir_fd, const char *name, const char *value, const ApplyHooks *hooks,
+                           LinesOutcome *ret) {
         _cleanup_close_ int fd = open_knob_for_write(dir_fd, name);
 
         if (fd < 0)
                 return fd;
-        return write_knob_lines(fd, value);
+        return write_knob_lines(fd, value, hooks, ret);
 }
 
 CgroupHandle *cgroup_handle_new(int dir_fd) {
@@ -236,7 +277,8 @@ CgroupHandle *cgroup_handle_free(CgroupHandle *h) {
 }
 
 /* Through the file kept open for name, opened now if there is room. */
-static int handle_write_knob_file(CgroupHandle *h, const char *name, const char *value) {
+static int handle_write_knob_file(CgroupHandle *h, const char *name, const char *value, const ApplyHooks *hooks,
+                                  LinesOutcome *ret) {
         size_t i, free_slot = ELEMENTSOF(h->files);
         int r;
 
@@ -249,7 +291,7 @@ static int handle_write_knob_file(CgroupHandle *h, const char *name, const char 
                         free_slot = i;
         }
         if (!h->keep_files || (i == ELEMENTSOF(h->files) && free_slot == i))
-                return write_knob_file(h->dir_fd, name, value);
+                return write_knob_file(h->dir_fd, name, value, hooks, ret);
         if (i == ELEMENTSOF(h->files)) {
                 int fd = open_knob_for_write(h->dir_fd, name);
                 if (fd < 0)
@@ -259,7 +301,7 @@ static int handle_write_knob_file(CgroupHandle *h, const char *name, const char 
                 h->files[i].fd = fd;
                 h->files[i].name = g_strdup(name);
         }
-        r = write_knob_lines(h->files[i].fd, value);
+        r = write_knob_lines(h->files[i].fd, value, hooks, ret);
         if (r < 0)
                 /* Opened again next time: a file of a removed cgroup fails
                  * for good (ENODEV), and an invalid value costs only that. */
@@ -335,7 +377,10 @@ static int read_current(int dir_fd, Backend b, const char *target, bool *ret_pre
         return read_knob_file(dir_fd, target, ret);
 }
 
-static int write_value(int dir_fd, CgroupHandle *handle, Backend b, const char *target, const char *value) {
+/* ret (may be NULL): for a knob value of several lines, what became of
+ * them when one failed. */
+static int write_value(int dir_fd, CgroupHandle *handle, const ApplyHooks *hooks, Backend b, const char *target,
+                       const char *value, LinesOutcome *ret) {
         assert(b == BACKEND_XATTR || b == BACKEND_CGROUP_FILE);
         assert(target);
         if (b == BACKEND_XATTR)
@@ -343,8 +388,8 @@ static int write_value(int dir_fd, CgroupHandle *handle, Backend b, const char *
         if (!value)
                 return -EINVAL;
         if (handle)
-                return handle_write_knob_file(handle, target, value);
-        return write_knob_file(dir_fd, target, value);
+                return handle_write_knob_file(handle, target, value, hooks, ret);
+        return write_knob_file(dir_fd, target, value, hooks, ret);
 }
 
 static bool is_byte_file(const char *target) {
@@ -494,9 +539,14 @@ static Outcome undo_item(Context *ctx, const AppliedItem *it) {
                 return OUTCOME_OK;
         }
 
-        r = write_value(ctx->dir_fd, ctx->handle, it->backend, it->target, restore);
-        if (r < 0)
-                return fail_item(ctx, it->backend, it->target, current, restore, r);
+        _cleanup_(lines_outcome_clear) LinesOutcome lines = {};
+        r = write_value(ctx->dir_fd, ctx->handle, ctx->hooks, it->backend, it->target, restore, &lines);
+        if (r < 0) {
+                Outcome o = fail_item(ctx, it->backend, it->target, current, restore, r);
+                if (o != OUTCOME_VANISHED)
+                        report_set_message(ctx->report, TAKE_PTR(lines.message));
+                return o;
+        }
         report_add(ctx->report, restore ? ACTION_RESTORED : ACTION_REMOVED, it->backend, it->target, current,
                    restore, 0);
         return OUTCOME_OK;
@@ -622,9 +672,29 @@ write_ahead:
         return OUTCOME_OK;
 }
 
+/* Some lines of a value of several landed, and others failed: the record
+ * keeps the item, with what the file holds now as the value written, so
+ * that undo restores the lines that did change (and the next pass, finding
+ * another value recorded than the plan's, writes every line again). false
+ * when the file cannot be read: the record goes back as for a failed
+ * write. */
+static bool keep_what_landed(Context *ctx, Pending *p) {
+        g_autofree char *now = NULL;
+        AppliedItem *it = p->added ?: p->rec;
+
+        if (!it || read_knob_file(ctx->dir_fd, p->item->target, &now) < 0)
+                return false;
+        g_free(it->written);
+        it->written = TAKE_PTR(now);
+        p->write = false; /* decided: not reverted at the end */
+        p->added = p->rec = NULL;
+        return true;
+}
+
 /* Second pass over one item: the write decided in the first, or the undo. */
 static Outcome finish_item(Context *ctx, CgroupRecord *record, Pending *p) {
         const PlanItem *item = p->item;
+        _cleanup_(lines_outcome_clear) LinesOutcome lines = {};
         int r;
 
         assert(ctx && item);
@@ -644,11 +714,14 @@ static Outcome finish_item(Context *ctx, CgroupRecord *record, Pending *p) {
         if (!p->write)
                 return OUTCOME_OK;
 
-        r = write_value(ctx->dir_fd, ctx->handle, item->backend, item->target, item->value);
+        r = write_value(ctx->dir_fd, ctx->handle, ctx->hooks, item->backend, item->target, item->value, &lines);
         if (r < 0) {
-                if (record)
+                if (record && !(lines.landed && keep_what_landed(ctx, p)))
                         pending_revert(record, p);
-                return fail_item(ctx, item->backend, item->target, p->current, item->value, r);
+                Outcome o = fail_item(ctx, item->backend, item->target, p->current, item->value, r);
+                if (o != OUTCOME_VANISHED)
+                        report_set_message(ctx->report, TAKE_PTR(lines.message));
+                return o;
         }
         p->write = false;
         report_add(ctx->report, ACTION_WROTE, item->backend, item->target, p->current, item->value, 0);

@@ -12,6 +12,7 @@
 
 #include <glib.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "cgroup-plan.h"
 #include "cgroup-record.h"
@@ -38,6 +39,9 @@ typedef struct Action {
         char *new_value; /* may be NULL */
         int error;       /* negative errno for FAILED/NO_SPACE/VANISHED */
         bool unrecorded; /* FAILED: not attempted, as its record could not be kept (ApplyHooks) */
+        char *message;   /* FAILED: what failed, where strerror(error) does not say all; may be NULL.
+                          * A value of several lines (memory.swap.tiers.max): the lines refused, each
+                          * with its error, and whether the others were written. */
 } Action;
 
 typedef struct ApplyReport {
@@ -91,6 +95,10 @@ int cgroup_exists(const char *cgroupfs_root, const char *cgroup);
 typedef struct ApplyHooks {
         int (*before_write)(const CgroupRecord *record, void *userdata);
         void *userdata;
+        /* write(2) of a knob file's line, for a test to stand in for the
+         * kernel's refusals (a regular file takes anything); NULL: write(2).
+         * Returns what write(2) returns, with errno set. */
+        ssize_t (*knob_write)(int fd, const void *buf, size_t len, void *userdata);
 } ApplyHooks;
 
 /* cgroup_apply_plan(), with the record kept ahead of every write (a

@@ -60,8 +60,8 @@ void write_failures_update(GPtrArray *failures, const ApplyReport *report, uint6
                 case ACTION_FAILED:
                 case ACTION_NO_SPACE:
                         if (!a->unrecorded)
-                                write_failures_set(failures, a->backend, a->target, a->new_value, a->error, NULL,
-                                                   realtime_usec);
+                                write_failures_set(failures, a->backend, a->target, a->new_value, a->error,
+                                                   a->message, realtime_usec);
                         break;
                 case ACTION_WROTE:
                 case ACTION_UNCHANGED:

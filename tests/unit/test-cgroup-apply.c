@@ -1841,6 +1841,82 @@ static void test_apply_swap_tiers_file(Tree *t, gconstpointer data) {
         g_assert_cmpstr(content, ==, "fast max\nslow max\n");
 }
 
+/* A kernel that refuses one tier's line: v10 takes one "TIER max|0" per
+ * write() and refuses a tier it does not have (EINVAL), for one removed
+ * since the plan, say. Lines starting with refused_prefix fail. */
+static ssize_t refuse_some_lines(int fd, const void *buf, size_t len, void *userdata) {
+        const char *refused_prefix = userdata;
+
+        if (len >= strlen(refused_prefix) && memcmp(buf, refused_prefix, strlen(refused_prefix)) == 0) {
+                errno = EINVAL;
+                return -1;
+        }
+        return write(fd, buf, len);
+}
+
+/* Every line is tried: one refused tier does not keep the later ones out,
+ * the failure is kept with the line it was about, and the record holds
+ * what did land, so that undo puts it back. */
+static void test_apply_swap_tiers_every_line_tried(Tree *t, gconstpointer data) {
+        g_autoptr(TestResolution) r = res_new();
+        g_autoptr(SystemFacts) f = facts_new(true, "fast mid slow", 0);
+        g_autoptr(CgroupRecord) rec = cgroup_record_new(UNIT);
+        g_autoptr(ApplyReport) report = apply_report_new();
+        g_autoptr(ApplyReport) undo = apply_report_new();
+        g_autoptr(GPtrArray) failures = write_failures_new();
+        const ApplyHooks hooks = { .knob_write = refuse_some_lines, .userdata = (void *) "fast " };
+        g_autofree char *content = NULL;
+
+        put(t->unit, "memory.swap.tiers.max", "fast max\nmid max\nslow max\n");
+        res_set_tiers(r, "slow");
+        g_autoptr(CgroupPlan) p = build(r, f, 0);
+        g_assert_cmpint(cgroup_apply_plan_with_hooks(t->cgroupfs, UNIT, p, rec, 0, &hooks, report), ==, -EINVAL);
+
+        /* The fake is a regular file: O_TRUNC, then the lines that landed. */
+        content = get(t->unit, "memory.swap.tiers.max");
+        g_assert_cmpstr(content, ==, "mid 0\nslow max\n");
+
+        const Action *a = report_get(report, "memory.swap.tiers.max");
+        g_assert_cmpint(a->result, ==, ACTION_FAILED);
+        g_assert_cmpint(a->error, ==, -EINVAL);
+        g_assert_cmpstr(a->new_value, ==, "fast 0\nmid 0\nslow max");
+        g_assert_cmpstr(a->message, ==, "'fast 0': Invalid argument; the other lines were written");
+
+        write_failures_update(failures, report, 1000);
+        const WriteFailure *w = write_failures_find(failures, BACKEND_CGROUP_FILE, "memory.swap.tiers.max");
+        g_assert_nonnull(w);
+        g_assert_cmpint(w->error, ==, EINVAL);
+        g_assert_cmpstr(w->message, ==, "'fast 0': Invalid argument; the other lines were written");
+
+        /* What landed is policyd's: undo restores the lines it changed. */
+        g_assert_cmpuint(rec->items->len, ==, 1);
+        const AppliedItem *it = g_ptr_array_index(rec->items, 0);
+        g_assert_cmpstr(it->written, ==, "mid 0\nslow max");
+        g_assert_cmpint(cgroup_undo(t->cgroupfs, UNIT, rec, 0, undo), ==, 0);
+        assert_action(undo, "memory.swap.tiers.max", ACTION_RESTORED);
+        g_free(content);
+        content = get(t->unit, "memory.swap.tiers.max");
+        g_assert_cmpstr(content, ==, "fast max\nmid max\nslow max\n");
+}
+
+/* A value of one line that fails is as before: the error, no message of
+ * lines, nothing recorded. */
+static void test_apply_one_line_failure_unchanged(Tree *t, gconstpointer data) {
+        g_autoptr(TestResolution) r = res_new();
+        g_autoptr(SystemFacts) f = facts_new(false, NULL, 0);
+        g_autoptr(CgroupRecord) rec = cgroup_record_new(UNIT);
+        g_autoptr(ApplyReport) report = apply_report_new();
+        const ApplyHooks hooks = { .knob_write = refuse_some_lines, .userdata = (void *) "6" };
+
+        res_set_bytes(r, KNOB_SWAP_MAX, 64 << 20);
+        g_autoptr(CgroupPlan) p = build(r, f, 0);
+        g_assert_cmpint(cgroup_apply_plan_with_hooks(t->cgroupfs, UNIT, p, rec, 0, &hooks, report), ==, -EINVAL);
+        const Action *a = report_get(report, "memory.swap.max");
+        g_assert_cmpint(a->result, ==, ACTION_FAILED);
+        g_assert_null(a->message);
+        g_assert_cmpuint(rec->items->len, ==, 0);
+}
+
 /* The kernel reads back a page multiple of what was written. */
 static void test_apply_compares_in_kernel_form(Tree *t, gconstpointer data) {
         g_autoptr(TestResolution) r = res_new();
@@ -2101,6 +2177,8 @@ int main(int argc, char **argv) {
         ADD_TREE("apply/reports-other-backends", test_apply_reports_other_backends);
         ADD_TREE("apply/rewrite-keeps-first-previous", test_apply_rewrite_keeps_first_previous);
         ADD_TREE("apply/swap-tiers-file", test_apply_swap_tiers_file);
+        ADD_TREE("apply/swap-tiers-every-line-tried", test_apply_swap_tiers_every_line_tried);
+        ADD_TREE("apply/one-line-failure-unchanged", test_apply_one_line_failure_unchanged);
         ADD_TREE("apply/compares-in-kernel-form", test_apply_compares_in_kernel_form);
         ADD_TREE("apply/refuses-record-of-another-cgroup", test_apply_refuses_record_of_another_cgroup);
 
