@@ -33,11 +33,16 @@
  *                    undo; tells no one, returns an outcome
  *   state-store.c    the records, written ahead of each change
  *   sweep.c          once at start: records of units and cgroups gone
- *                    while policyd was not running
+ *                    while policyd was not running (not a watcher: it asks
+ *                    user-managers.c whether a user's manager runs)
  * bus-api.c marshals our D-Bus interface; assign.c keeps runtime
  * assignments. A new watcher goes with the watchers: it owns its event
  * sources, hands what it saw to a manager entry point, and reaches
- * another watcher only through a manager_*() function. */
+ * another watcher only through a manager_*() function. One interface is
+ * shared: a SystemdLink (systemd-watch.h) is a connection to a systemd
+ * instance, which the manager holds (system, user_links); user-managers.c
+ * opens and closes the users' ones with systemd_link_*(), and every
+ * snapshot they bring still goes to the manager. */
 
 #include <glib.h>
 #include <stdbool.h>
