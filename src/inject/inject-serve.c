@@ -24,8 +24,8 @@
  * a request it began. */
 #define READ_TIMEOUT_MS 5000
 /* How long a connection may stay idle between two requests: policyd closes
- * its own after a second without one; this is for a client that does not. */
-#define IDLE_TIMEOUT_MS 10000
+ * its own after 10 s without one; this is for a client that does not. */
+#define IDLE_TIMEOUT_MS 30000
 #define REPLY_MAX (2 * INJECT_WIRE_LINE_MAX)
 
 static long now_ms(void) {
@@ -376,8 +376,8 @@ int inject_serve(int fd) {
                 r = read_request(fd, served == 0 ? READ_TIMEOUT_MS : IDLE_TIMEOUT_MS, data, sizeof(data), &len,
                                  &pidfd, &extra_fds);
                 if (served > 0 && (r == -ENODATA || r == -EAGAIN)) {
-                        fprintf(stderr, "Served %u requests; the connection is %s.\n", served,
-                                r == -EAGAIN ? "idle" : "closed");
+                        fprintf(stderr, "Served %u request%s; the connection is %s.\n", served,
+                                served == 1 ? "" : "s", r == -EAGAIN ? "idle" : "closed");
                         return 0;
                 }
                 if (r == -ENODATA)

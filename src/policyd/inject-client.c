@@ -17,11 +17,14 @@
 /* A link is one connection to policyd-inject.socket, and so one helper
  * process (Accept=yes), which answers one request after another. A link
  * stays open while requests keep coming, and is closed LINK_IDLE_USEC
- * after its last reply: the helper exits then. A link older than
+ * after its last reply: the helper exits then. Starting a helper costs
+ * about ten times one request (bench/RESULTS.md, process layer), so a
+ * link is kept for the next move for a while; an idle helper costs no
+ * wakeup, only its memory. A link older than
  * LINK_REUSE_USEC takes no new request, so that no helper runs near its
  * unit's RuntimeMaxSec=. A root migration has a link of its own: the helper
  * keeps CAP_SYS_NICE for it alone (inject-serve.c). */
-#define LINK_IDLE_USEC (1 * G_USEC_PER_SEC)
+#define LINK_IDLE_USEC (10 * G_USEC_PER_SEC)
 #define LINK_REUSE_USEC (20 * G_USEC_PER_SEC)
 
 typedef struct InjectLink {

@@ -36,7 +36,7 @@ void inject_reply_clear(InjectReply *r);
  * keys are skipped; a malformed line is refused whole. */
 int inject_reply_parse(const char *line, InjectReply *ret);
 
-/* The connections to the helper: one per call in flight, kept a second
+/* The connections to the helper: one per call in flight, kept 10 s
  * after its reply for the next call, then closed (the helper exits). */
 typedef struct InjectPool InjectPool;
 int inject_pool_new(sd_event *event, const char *socket_path, InjectPool **ret);
