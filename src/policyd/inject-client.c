@@ -145,20 +145,37 @@ static int on_link_idle(sd_event_source *s, uint64_t usec, void *userdata) {
 }
 
 /* After a reply: the link waits for the next request, or goes. */
+static int link_open(InjectPool *p, bool one_shot, InjectLink **ret);
+
+static int link_keep_idle(InjectLink *l) {
+        int r = sd_event_add_time_relative(l->pool->event, &l->idle_timer, CLOCK_MONOTONIC, LINK_IDLE_USEC,
+                                           100 * 1000, on_link_idle, l);
+        if (r < 0)
+                return r;
+        g_queue_push_head(l->pool->idle, l);
+        return 0;
+}
+
 static void link_release(InjectLink *l, bool keep) {
+        InjectPool *p = l->pool;
         uint64_t now = 0;
+        bool aged, successor;
 
         l->call = NULL;
         g_string_truncate(l->buffer, 0);
-        if (l->pool)
-                (void) sd_event_now(l->pool->event, CLOCK_MONOTONIC, &now);
-        if (!keep || l->one_shot || !l->pool || now >= l->opened_usec + LINK_REUSE_USEC ||
-            sd_event_add_time_relative(l->pool->event, &l->idle_timer, CLOCK_MONOTONIC, LINK_IDLE_USEC,
-                                       100 * 1000, on_link_idle, l) < 0) {
-                link_close(l);
+        if (p)
+                (void) sd_event_now(p->event, CLOCK_MONOTONIC, &now);
+        aged = now >= l->opened_usec + LINK_REUSE_USEC;
+        if (keep && !l->one_shot && p && !aged && link_keep_idle(l) >= 0)
                 return;
-        }
-        g_queue_push_head(l->pool->idle, l);
+        successor = keep && aged && !l->one_shot && p;
+        link_close(l);
+        /* Retired by age only, in use: its successor starts now, so that the
+         * next request does not wait for a helper's start. It goes when
+         * idle like any other. */
+        InjectLink *next = NULL;
+        if (successor && link_open(p, false, &next) >= 0 && link_keep_idle(next) < 0)
+                link_close(next);
 }
 
 /* The callback may free the call: nothing touches c after it. keep: the
