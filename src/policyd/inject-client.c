@@ -342,6 +342,13 @@ static int link_send(InjectLink *l, int pidfd, const GString *line) {
 static InjectLink *link_send_idle(InjectPool *p, int pidfd, const GString *line) {
         InjectLink *l;
 
+        /* An administrator who stops policyd-inject.socket stops injection:
+         * its file goes, and the helpers it started are used no more. */
+        if (access(p->socket_path, F_OK) < 0) {
+                while ((l = g_queue_pop_head(p->idle)))
+                        link_close(l);
+                return NULL;
+        }
         while ((l = g_queue_pop_head(p->idle))) {
                 l->idle_timer = sd_event_source_disable_unref(l->idle_timer);
                 if (link_send(l, pidfd, line) >= 0)
