@@ -26,6 +26,9 @@
  * keeps CAP_SYS_NICE for it alone (inject-serve.c). */
 #define LINK_IDLE_USEC (10 * G_USEC_PER_SEC)
 #define LINK_REUSE_USEC (20 * G_USEC_PER_SEC)
+/* A link this close to LINK_REUSE_USEC starts its successor, so that the
+ * successor's helper has started by the time the link retires. */
+#define LINK_PREWARM_USEC (5 * G_USEC_PER_SEC)
 
 typedef struct InjectLink {
         InjectPool *pool;          /* NULL once the pool is gone */
@@ -36,6 +39,7 @@ typedef struct InjectLink {
         InjectCall *call;          /* in flight, or NULL: idle */
         uint64_t opened_usec;
         bool one_shot;
+        bool successor_started;
 } InjectLink;
 
 struct InjectPool {
@@ -147,35 +151,46 @@ static int on_link_idle(sd_event_source *s, uint64_t usec, void *userdata) {
 /* After a reply: the link waits for the next request, or goes. */
 static int link_open(InjectPool *p, bool one_shot, InjectLink **ret);
 
-static int link_keep_idle(InjectLink *l) {
+/* Idle: at the head, the next request's; at the tail, a successor's place. */
+static int link_keep_idle(InjectLink *l, bool head) {
         int r = sd_event_add_time_relative(l->pool->event, &l->idle_timer, CLOCK_MONOTONIC, LINK_IDLE_USEC,
                                            100 * 1000, on_link_idle, l);
         if (r < 0)
                 return r;
-        g_queue_push_head(l->pool->idle, l);
+        if (head)
+                g_queue_push_head(l->pool->idle, l);
+        else
+                g_queue_push_tail(l->pool->idle, l);
         return 0;
+}
+
+static void link_start_successor(InjectLink *l) {
+        InjectLink *next = NULL;
+
+        l->successor_started = true;
+        if (link_open(l->pool, false, &next) >= 0 && link_keep_idle(next, false) < 0)
+                link_close(next);
 }
 
 static void link_release(InjectLink *l, bool keep) {
         InjectPool *p = l->pool;
         uint64_t now = 0;
-        bool aged, successor;
+        bool aged;
 
         l->call = NULL;
         g_string_truncate(l->buffer, 0);
         if (p)
                 (void) sd_event_now(p->event, CLOCK_MONOTONIC, &now);
         aged = now >= l->opened_usec + LINK_REUSE_USEC;
-        if (keep && !l->one_shot && p && !aged && link_keep_idle(l) >= 0)
+        /* A link in use near its retirement starts its successor, so that the
+         * next request after it does not wait for a helper's start. The
+         * successor waits at the tail, and goes when idle like any other. */
+        if (keep && !l->one_shot && p && !l->successor_started &&
+            now + LINK_PREWARM_USEC >= l->opened_usec + LINK_REUSE_USEC)
+                link_start_successor(l);
+        if (keep && !l->one_shot && p && !aged && link_keep_idle(l, true) >= 0)
                 return;
-        successor = keep && aged && !l->one_shot && p;
         link_close(l);
-        /* Retired by age only, in use: its successor starts now, so that the
-         * next request does not wait for a helper's start. It goes when
-         * idle like any other. */
-        InjectLink *next = NULL;
-        if (successor && link_open(p, false, &next) >= 0 && link_keep_idle(next) < 0)
-                link_close(next);
 }
 
 /* The callback may free the call: nothing touches c after it. keep: the
