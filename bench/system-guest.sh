@@ -569,6 +569,13 @@ process_idle() {
         held=$(wc -l < /run/policyd/processes 2>/dev/null || echo 0)
         say "process: idle for $pidle s, $held processes holding what policyd injected"
         emit kind=process-status phase=idle "processes=$(processes_property)"
+        # The tail of the last requests first: policyd keeps its links to the
+        # injector 10 s (inject-client.c), then closes them, and the helpers'
+        # units stop. Counted apart, then the idle time proper.
+        before=$(policyd_counters "$pid")
+        sleep 12
+        after=$(policyd_counters "$pid")
+        emit kind=process-linger seconds=12 "$(counters_delta "$before" "$after")"
         before=$(policyd_counters "$pid")
         sleep "$pidle"
         after=$(policyd_counters "$pid")
