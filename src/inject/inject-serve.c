@@ -20,11 +20,11 @@
 #include "inject-serve.h"
 #include "inject-wire.h"
 
-/* How long a client may take to send its first request, and the rest of
- * a request it began. */
+/* How long a client may take to send the rest of a request it began. */
 #define READ_TIMEOUT_MS 5000
-/* How long a connection may stay idle between two requests: policyd closes
- * its own after 10 s without one; this is for a client that does not. */
+/* How long a connection may stay idle before a request, the first too:
+ * policyd opens a link ahead of its requests and closes it after 10 s
+ * without one (inject-client.c); this is for a client that does not. */
 #define IDLE_TIMEOUT_MS 30000
 #define REPLY_MAX (2 * INJECT_WIRE_LINE_MAX)
 
@@ -373,7 +373,7 @@ int inject_serve(int fd) {
 
                 conn.first = served == 0;
                 conn.last = true;
-                r = read_request(fd, served == 0 ? READ_TIMEOUT_MS : IDLE_TIMEOUT_MS, data, sizeof(data), &len,
+                r = read_request(fd, IDLE_TIMEOUT_MS, data, sizeof(data), &len,
                                  &pidfd, &extra_fds);
                 if (served > 0 && (r == -ENODATA || r == -EAGAIN)) {
                         fprintf(stderr, "Served %u request%s; the connection is %s.\n", served,
@@ -393,7 +393,8 @@ int inject_serve(int fd) {
                         return r;
                 }
                 if (r == -ETIMEDOUT)
-                        return reply_error(&conn, 0, "no whole request within %d ms", READ_TIMEOUT_MS);
+                        return reply_error(&conn, 0, "no whole request in time (%d ms idle, then %d ms for the "
+                                                     "line)", IDLE_TIMEOUT_MS, READ_TIMEOUT_MS);
                 if (r < 0)
                         return reply_error(&conn, 0, "cannot read the request: %s", strerror(-r));
 
