@@ -358,7 +358,8 @@ static InjectLink *link_send_idle(InjectPool *p, int pidfd, const GString *line)
         InjectLink *l;
 
         /* An administrator who stops policyd-inject.socket stops injection:
-         * its file goes, and the helpers it started are used no more. */
+         * its file goes (RemoveOnStop=yes), and the helpers it started are
+         * used no more. */
         if (access(p->socket_path, F_OK) < 0) {
                 while ((l = g_queue_pop_head(p->idle)))
                         link_close(l);
