@@ -45,6 +45,23 @@ static int pidfd_of(pid_t pid) {
         return (int) syscall(SYS_pidfd_open, pid, 0);
 }
 
+/* Reads one reply line from sock into reply, NUL-terminated ("" for none). */
+static void read_reply(int sock, char *reply, size_t size) {
+        size_t len = 0;
+
+        while (len + 1 < size) {
+                ssize_t k = read(sock, reply + len, size - 1 - len);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k <= 0)
+                        break;
+                len += (size_t) k;
+                if (reply[len - 1] == '\n')
+                        break;
+        }
+        reply[len] = '\0';
+}
+
 /* Sends line with fds (n of them) on sock, reads the reply line. */
 static int exchange(int sock, const char *line, const int *fds, size_t n, char *reply, size_t size) {
         union {
@@ -53,7 +70,6 @@ static int exchange(int sock, const char *line, const int *fds, size_t n, char *
         } control = {};
         struct iovec iov = { (void *) line, strlen(line) };
         struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-        size_t len = 0;
 
         if (n > 0) {
                 mh.msg_control = &control;
@@ -70,17 +86,7 @@ static int exchange(int sock, const char *line, const int *fds, size_t n, char *
                 return -errno;
         /* Done sending: a request without its newline ends here too. */
         shutdown(sock, SHUT_WR);
-        while (len + 1 < size) {
-                ssize_t k = read(sock, reply + len, size - 1 - len);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k <= 0)
-                        break;
-                len += (size_t) k;
-                if (reply[len - 1] == '\n')
-                        break;
-        }
-        reply[len] = '\0';
+        read_reply(sock, reply, size);
         return 0;
 }
 
@@ -595,7 +601,6 @@ static void exchange_open(int sock, const char *line, int fd, char *reply, size_
         struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control,
                              .msg_controllen = sizeof(control) };
         struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-        size_t len = 0;
 
         if (!c)
                 abort();
@@ -607,17 +612,7 @@ static void exchange_open(int sock, const char *line, int fd, char *reply, size_
                 snprintf(reply, size, "(sendmsg: %s)", strerror(errno));
                 return;
         }
-        while (len + 1 < size) {
-                ssize_t k = read(sock, reply + len, size - 1 - len);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k <= 0)
-                        break;
-                len += (size_t) k;
-                if (reply[len - 1] == '\n')
-                        break;
-        }
-        reply[len] = '\0';
+        read_reply(sock, reply, size);
 }
 
 /* One helper answers one request after another on its connection, as
