@@ -375,13 +375,13 @@ int inject_serve(int fd) {
                 conn.last = true;
                 r = read_request(fd, IDLE_TIMEOUT_MS, data, sizeof(data), &len,
                                  &pidfd, &extra_fds);
-                if (served > 0 && (r == -ENODATA || r == -EAGAIN)) {
+                if (r == -ENODATA || (served > 0 && r == -EAGAIN)) {
+                        /* Closed before any request too: policyd opens a link
+                         * ahead of its requests, and closes it unused. */
                         fprintf(stderr, "Served %u request%s; the connection is %s.\n", served,
                                 served == 1 ? "" : "s", r == -EAGAIN ? "idle" : "closed");
                         return 0;
                 }
-                if (r == -ENODATA)
-                        r = 0; /* closed before a request: "empty request" */
                 if (r == -EAGAIN)
                         r = -ETIMEDOUT;
                 if (conn.peer.uid != 0) {

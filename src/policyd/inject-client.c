@@ -365,9 +365,13 @@ static InjectLink *link_send_idle(InjectPool *p, int pidfd, const GString *line)
                         link_close(l);
                 return NULL;
         }
+        uint64_t now = 0;
+        (void) sd_event_now(p->event, CLOCK_MONOTONIC, &now);
         while ((l = g_queue_pop_head(p->idle))) {
                 l->idle_timer = sd_event_source_disable_unref(l->idle_timer);
-                if (link_send(l, pidfd, line) >= 0)
+                /* Retired while idle: no request goes on a link older than
+                 * LINK_REUSE_USEC (its successor, if any, is next). */
+                if (now < l->opened_usec + LINK_REUSE_USEC && link_send(l, pidfd, line) >= 0)
                         return l;
                 link_close(l);
         }

@@ -275,7 +275,6 @@ static void check_malformed(void) {
                 { "ksm=1\n", 0, "no pidfd attached" },
                 { "ksm=1\n", 2, "more than one file descriptor" },
                 { "ksm=1\n", -1, "the pidfd is of PID" },
-                { NULL, 0, "empty request" },       /* nothing at all */
         };
         pid_t target = spawn_target();
         int pidfd = pidfd_of(target), self = pidfd_of(getpid());
@@ -292,6 +291,16 @@ static void check_malformed(void) {
                 status = request(line, fds, cases[i].fds < 0 ? 1 : (size_t) cases[i].fds, reply, sizeof(reply));
                 check(status == 0 && has(reply, "outcome", "error") && contains(reply, "error", cases[i].error),
                       "malformed request %zu: error '%s' (%s)", i, cases[i].error, oneline(reply));
+        }
+
+        /* Nothing at all: a link policyd opened ahead and closed unused. No
+         * reply, and no failure: the helper's unit must not end failed. */
+        {
+                char reply[2048];
+                int status = request("", NULL, 0, reply, sizeof(reply));
+                check(status == 0 && reply[0] == '\0',
+                      "a connection closed before any request: no reply, exit status %d (%s)", status,
+                      oneline(reply));
         }
 
         /* A plain file is no pidfd. */
