@@ -145,7 +145,10 @@ pid=$(systemctl show -P MainPID policyd.service)
 no_pending() { ! busctl call org.policygroups.PolicyGroups1 /org/policygroups/PolicyGroups1 \
         org.policygroups.PolicyGroups1.Manager ListProcesses s "" | grep -q '"pending"'; }
 wait_for "no process is pending" no_pending
-sleep 2
+# Then the tail of the last requests: policyd keeps its links to the
+# injector 10 s after the last reply (inject-client.c), then closes them,
+# and the helpers' units stop. The quiet minute begins after it.
+sleep 12
 switches() { cat /proc/"$pid"/task/*/status | awk '/ctxt_switches/ { n += $2 } END { print n }'; }
 w0=$(switches)
 sleep 60
