@@ -12,7 +12,7 @@
  * migrate= requests (NUMANodes= where a cgroup has no cpuset): migrate_pages
  * from here, for which CAP_SYS_NICE moves shared pages too. When this
  * process exits, the kernel detaches anything still attached.
- * Exit status: 0 applied (--serve: a reply was sent), 1 failed, 2 refused,
+ * Exit status: 0 applied (--serve: every request got its reply), 1 failed, 2 refused,
  * 3 vanished, 4 usage. */
 #include <errno.h>
 #include <getopt.h>
