@@ -357,6 +357,8 @@ static int link_send(InjectLink *l, int pidfd, const GString *line) {
 static InjectLink *link_send_idle(InjectPool *p, int pidfd, const GString *line) {
         InjectLink *l;
 
+        if (g_queue_is_empty(p->idle))
+                return NULL; /* nothing to check the socket for */
         /* An administrator who stops policyd-inject.socket stops injection:
          * its file goes (RemoveOnStop=yes), and the helpers it started are
          * used no more. */
