@@ -415,8 +415,9 @@ int inject_wire_format_reply(pid_t pid, const InjectReport *rep, const InjectQue
                 outcome = inject_outcome_to_string(rep->outcome);
                 if (rep->outcome == INJECT_FAILED)
                         describe_failure(rep, text, sizeof(text));
-                /* Whether any syscall was run in the target, through which instruction. */
-                if (rep->ksm_result != 1 || rep->mempolicy_applied > 0 || rep->mempolicy_error != 0)
+                /* Whether anything was written to run a syscall in the
+                 * target (even one that never ran), through which instruction. */
+                if (rep->wrote || rep->ksm_result != 1 || rep->mempolicy_applied > 0 || rep->mempolicy_error != 0)
                         insn = rep->insn_in_place ? "in-place" : "vdso";
         } else if (q)
                 outcome = "queried";

@@ -776,6 +776,7 @@ static int run_syscall(Job *j, Tracee *t, long nr, const uint64_t args_in[6],
                 TEST_HOOK("before-run", j, t->tid);
 
                 t->modified = true;  /* from the first word written */
+                j->report->wrote = true;
                 t->entered = 0;
                 t->nr = nr;
                 if (n_scratch > 0) {

@@ -73,6 +73,7 @@ typedef struct InjectReport {
         unsigned retries;          /* injections redone after a signal came first */
         unsigned list_rounds;      /* /proc/PID/task listings until stable */
         bool insn_in_place;        /* no vDSO: the `syscall` before a thread's RIP was used */
+        bool wrote;                /* a word of the target's memory or registers was written */
         bool stuck;                /* a thread is still attached: let the tracing thread exit */
         bool migrate;              /* of inject_migrate_pages(), which stops nothing */
         long migrate_result;       /* migrate_pages' return: pages it could not move, or -errno */

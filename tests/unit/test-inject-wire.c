@@ -195,6 +195,8 @@ static void test_reply(void) {
         InjectReport timed_out = { .outcome = INJECT_FAILED, .ksm_result = 1, .error = -ETIME, .stuck = true };
         InjectReport refused = { .outcome = INJECT_REFUSED, .refusal = INJECT_REFUSAL_SECCOMP, .ksm_result = 1 };
         InjectReport vanished = { .outcome = INJECT_VANISHED, .ksm_result = 1 };
+        /* Gone after its registers were set for a syscall that never ran. */
+        InjectReport vanished_mid = { .outcome = INJECT_VANISHED, .ksm_result = 1, .wrote = true, .insn_in_place = true };
         InjectReport migrated = { .outcome = INJECT_APPLIED, .ksm_result = 1, .migrate = true, .migrate_result = 12 };
         InjectReport not_migrated = { .outcome = INJECT_FAILED, .ksm_result = 1, .migrate = true,
                                       .migrate_result = -EPERM, .error = -EPERM };
@@ -231,6 +233,9 @@ static void test_reply(void) {
                 { 1234, &vanished, NULL, NULL,
                   "pid=1234 outcome=vanished reason=\"\" error=\"\" exe=\"-\" threads=0 in_syscall=0 signals_passed=0 "
                   "retries=0 insn=- verified_ksm=- verified_mempolicy=- stuck=0 not_moved=-\n" },
+                { 1234, &vanished_mid, NULL, NULL,
+                  "pid=1234 outcome=vanished reason=\"\" error=\"\" exe=\"-\" threads=0 in_syscall=0 signals_passed=0 "
+                  "retries=0 insn=in-place verified_ksm=- verified_mempolicy=- stuck=0 not_moved=-\n" },
                 { 1234, NULL, &queried, NULL,
                   "pid=1234 outcome=queried reason=\"\" error=\"\" exe=\"/opt/my \\\"app\\\" \xc3\xa9\" threads=0 "
                   "in_syscall=0 signals_passed=0 retries=0 insn=- verified_ksm=no verified_mempolicy=prefer:1 stuck=0 not_moved=-\n" },
