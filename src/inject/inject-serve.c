@@ -223,6 +223,28 @@ int inject_drop_cap_sys_nice(void) {
         return 0;
 }
 
+/* Whether a thread's policy as numa_maps reads it (read; "" unread) is p's. */
+static bool policy_reads_as(const char *read, const Mempolicy *p) {
+        char spelled[sizeof(((InjectQuery *) NULL)->mempolicy)];
+
+        return mempolicy_format_numa_maps(p, spelled, sizeof(spelled)) >= 0 && strcmp(read, spelled) == 0;
+}
+
+/* ensure=1: drops from w's request what the process has already (q, just
+ * read). KSM as it reads; the mempolicy when every thread has it ("mixed"
+ * differs), and for an undo (mempolicy_if=) also when a thread has another
+ * than the one policyd set: that one is not policyd's to take back. A value
+ * that could not be read is set, as it is without ensure=1. */
+static void ensure_reduce(InjectWireRequest *w, const InjectQuery *q) {
+        if (w->req.ksm >= 0 && q->ksm == w->req.ksm)
+                w->req.ksm = -1;
+        if (w->req.set_mempolicy && q->mempolicy[0] != '\0') {
+                if (policy_reads_as(q->mempolicy, &w->req.mempolicy) ||
+                    (w->has_mempolicy_if && !policy_reads_as(q->mempolicy, &w->mempolicy_if)))
+                        w->req.set_mempolicy = false;
+        }
+}
+
 /* One request and its reply. c->last says that the connection ends after
  * it: a request refused before it reached its target (the stream may be out
  * of step), or a thread left attached (stuck), which only this process's
@@ -289,6 +311,20 @@ static int serve_request(Conn *c, const char *data, size_t len, int pidfd, bool 
                 if (r < 0)
                         return reply_error(c, w.pid, "cannot read /proc/%d: %s", (int) w.pid, strerror(-r));
                 return reply(c, w.pid, NULL, &q, NULL);
+        }
+        if (w.ensure) {
+                /* One request a move: what the process has already is not
+                 * set again, and a process that has it all is not stopped. */
+                r = inject_query(w.pid, &q);
+                if (r == -ESRCH) {
+                        rep = (InjectReport) { .outcome = INJECT_VANISHED, .ksm_result = 1 };
+                        return reply(c, w.pid, &rep, NULL, NULL);
+                }
+                if (r < 0)
+                        return reply_error(c, w.pid, "cannot read /proc/%d: %s", (int) w.pid, strerror(-r));
+                ensure_reduce(&w, &q);
+                if (w.req.ksm < 0 && !w.req.set_mempolicy)
+                        return reply(c, w.pid, NULL, &q, NULL);
         }
         /* A user's request reaches only the user's own process: nothing is
          * stopped or moved in another's. inject.c asks again once it has

@@ -150,6 +150,8 @@ enum {
         SEEN_QUERY = 1 << 4,
         SEEN_MIGRATE = 1 << 5,
         SEEN_FOR_UID = 1 << 6,
+        SEEN_ENSURE = 1 << 7,
+        SEEN_MEMPOLICY_IF = 1 << 8,
 };
 
 /* A uid: "0", or digits without a leading zero, below (uid_t) -1. */
@@ -207,6 +209,10 @@ int inject_wire_parse_request(const char *data, size_t size, InjectWireRequest *
                         bit = SEEN_MIGRATE;
                 else if (strcmp(key, "for_uid") == 0)
                         bit = SEEN_FOR_UID;
+                else if (strcmp(key, "ensure") == 0)
+                        bit = SEEN_ENSURE;
+                else if (strcmp(key, "mempolicy_if") == 0)
+                        bit = SEEN_MEMPOLICY_IF;
                 else
                         return request_error(ret, "unknown key '%s'", key);
                 if (seen & bit)
@@ -254,6 +260,16 @@ int inject_wire_parse_request(const char *data, size_t size, InjectWireRequest *
                         if (parse_uid_value(value, &ret->req.acting_uid) < 0)
                                 return request_error(ret, "for_uid= takes a uid, not '%.40s'", value);
                         break;
+                case SEEN_ENSURE:
+                        if (strcmp(value, "0") != 0 && strcmp(value, "1") != 0)
+                                return request_error(ret, "ensure= takes 1 or 0, not '%.40s'", value);
+                        ret->ensure = value[0] == '1';
+                        break;
+                case SEEN_MEMPOLICY_IF:
+                        if (mempolicy_parse(value, &ret->mempolicy_if) < 0)
+                                return request_error(ret, "mempolicy_if= takes a SPEC, not '%.40s'", value);
+                        ret->has_mempolicy_if = true;
+                        break;
                 }
         }
         if (r == -ENOBUFS)
@@ -264,7 +280,11 @@ int inject_wire_parse_request(const char *data, size_t size, InjectWireRequest *
                 return request_error(ret, "no pid=");
         /* A migration stops nothing and takes no time box: it goes alone. */
         if (ret->migrate && (seen & ~(unsigned) (SEEN_PID | SEEN_MIGRATE | SEEN_FOR_UID)))
-                return request_error(ret, "migrate= takes no ksm=, mempolicy=, timeout_ms= or query=");
+                return request_error(ret, "migrate= takes no ksm=, mempolicy=, timeout_ms=, query= or ensure=");
+        if (ret->query && ret->ensure)
+                return request_error(ret, "query=1 takes no ensure=1");
+        if (ret->has_mempolicy_if && (!ret->ensure || !ret->req.set_mempolicy))
+                return request_error(ret, "mempolicy_if= goes with ensure=1 and a mempolicy=");
         if (ret->query && (ret->req.ksm >= 0 || ret->req.set_mempolicy))
                 return request_error(ret, "query=1 takes no ksm= or mempolicy=");
         /* Reading changes nothing: it acts for no one. */
@@ -360,7 +380,7 @@ int inject_wire_format_request(const InjectWireRequest *w, char *buf, size_t siz
         if (req->acting_uid == PROCESS_TRUST_UID_NONE)
                 return -EINVAL;
         if (w->query) {
-                if (req->ksm >= 0 || req->set_mempolicy || req->acting_uid != 0)
+                if (req->ksm >= 0 || req->set_mempolicy || req->acting_uid != 0 || w->ensure)
                         return -EINVAL;
                 line_printf(&l, "pid=%d query=1", (int) w->pid);
                 return line_finish(&l);
@@ -373,6 +393,15 @@ int inject_wire_format_request(const InjectWireRequest *w, char *buf, size_t siz
                                                             : INJECT_WIRE_TIMEOUT_MS_DEFAULT));
         if (req->acting_uid != 0)
                 line_printf(&l, " for_uid=%u", (unsigned) req->acting_uid);
+        if (w->has_mempolicy_if && (!w->ensure || !req->set_mempolicy))
+                return -EINVAL;
+        if (w->ensure)
+                line_printf(&l, " ensure=1");
+        if (w->has_mempolicy_if) {
+                if (mempolicy_format(&w->mempolicy_if, spec, sizeof(spec)) < 0)
+                        return -EINVAL;
+                line_printf(&l, " mempolicy_if=%s", spec);
+        }
         return line_finish(&l);
 }
 
@@ -398,6 +427,15 @@ static void describe_failure(const InjectReport *rep, char *buf, size_t size) {
         }
         const char *name = strerrorname_np(e);
         snprintf(buf, size, "%s%s (%s)", what, name ? name : "?", strerror(e));
+}
+
+/* Which knobs' system calls ran, in a thread at least: with ensure=1, those
+ * the helper found to differ. */
+static const char *knobs_set(const InjectReport *rep) {
+        bool ksm = rep && !rep->migrate && rep->ksm_result != 1;
+        bool mempolicy = rep && (rep->mempolicy_applied > 0 || rep->mempolicy_error != 0);
+
+        return ksm && mempolicy ? "ksm,mempolicy" : ksm ? "ksm" : mempolicy ? "mempolicy" : "-";
 }
 
 int inject_wire_format_reply(pid_t pid, const InjectReport *rep, const InjectQuery *q, const char *error,
@@ -429,7 +467,7 @@ int inject_wire_format_reply(pid_t pid, const InjectReport *rep, const InjectQue
         line_printf(&l, " outcome=%s", outcome);
         line_quoted(&l, "reason", rep && rep->outcome == INJECT_REFUSED ? inject_refusal_to_string(rep->refusal) : "");
         line_quoted(&l, "error", text);
-        line_quoted(&l, "exe", !rep && q ? q->exe : "-");
+        line_quoted(&l, "exe", q ? q->exe : "-");
         line_printf(&l, " threads=%u in_syscall=%u signals_passed=%u retries=%u insn=%s verified_ksm=%s",
                     rep ? rep->threads : 0, rep ? rep->threads_in_syscall : 0, rep ? rep->signals_passed : 0,
                     rep ? rep->retries : 0, insn, !q || q->ksm < 0 ? "-" : q->ksm ? "yes" : "no");
@@ -439,6 +477,7 @@ int inject_wire_format_reply(pid_t pid, const InjectReport *rep, const InjectQue
                 line_printf(&l, " not_moved=%ld", rep->migrate_result);
         else
                 line_printf(&l, " not_moved=-");
+        line_printf(&l, " set=%s", knobs_set(rep));
         return line_finish(&l);
 }
 

@@ -20,6 +20,13 @@
  *            that user's own, or the reply is refused (inject-creds.h).
  *            policyd always says it; a request without it is root's, as
  *            before the key existed (the socket is root's alone).
+ *   or:      pid=1234 ksm=...  mempolicy=... ensure=1 [mempolicy_if=SPEC] ...
+ *            the same, one request a move: the helper first reads what the
+ *            process has (as query=1), drops ksm= where the KSM state is
+ *            that already, and mempolicy= where every thread has that
+ *            policy, or, with mempolicy_if=, where a thread has another
+ *            than SPEC (an undo: only while it holds what policyd set).
+ *            Nothing left: the reply is outcome=queried, nothing stopped.
  *   or:      pid=1234 query=1
  *            what the process has, read from /proc (reading another
  *            user's needs CAP_SYS_PTRACE too): nothing is injected.
@@ -33,9 +40,11 @@
  *            reason="..." error="..." exe="..." threads=N in_syscall=N
  *            signals_passed=N retries=N insn=vdso|in-place|-
  *            verified_ksm=yes|no|- verified_mempolicy=POLICY|mixed|- stuck=0|1
- *            not_moved=N|-
+ *            not_moved=N|- set=ksm,mempolicy|ksm|mempolicy|-
  *            POLICY is numa_maps' spelling ("prefer:1", and quoted when it
- *            has a space: "prefer (many):0-1"); exe is "-" but for a query;
+ *            has a space: "prefer (many):0-1"); exe is "-" but for a query
+ *            and an injection read back afterwards; set= names the knobs
+ *            whose system call ran, in at least one thread;
  *            not_moved is what migrate_pages returned, the pages it could
  *            not move (shared ones, without CAP_SYS_NICE), "-" but for a
  *            migration that ran.
@@ -58,6 +67,11 @@ typedef struct InjectWireRequest {
         pid_t pid;               /* 0 until a valid pid= is read */
         bool query;              /* query=1: read what the process has, inject nothing */
         bool migrate;            /* migrate=LIST: move its pages to migrate_nodes, inject nothing */
+        /* ensure=1: read first, and set only the knobs whose value differs;
+         * with nothing to set, answer as a query. */
+        bool ensure;
+        bool has_mempolicy_if;   /* mempolicy_if=SPEC: mempolicy= only while the process has SPEC */
+        Mempolicy mempolicy_if;
         unsigned long migrate_nodes[MEMPOLICY_NODEMASK_WORDS];
         InjectRequest req;
         char error[160];         /* why the line is refused; "" when it is valid */

@@ -699,6 +699,68 @@ static void check_one_connection(void) {
         stop_target(target, pidfd);
 }
 
+/* ensure=1, one request a move: the helper reads first and sets only what
+ * differs; a process that has it all is not stopped (threads=0, queried). An
+ * undo (mempolicy_if=) leaves a policy that is not the one policyd set. */
+static void check_ensure(bool ksm_works, bool ask_ksm) {
+        const char *ksm = ask_ksm && ksm_works ? "1" : "-";
+        char line[256], reply[2048], want_exe[PATH_MAX];
+        pid_t target = spawn_target();
+        int pidfd = pidfd_of(target), sv[2];
+        unsigned threads = 0;
+        ssize_t n = readlink("/proc/self/exe", want_exe, sizeof(want_exe) - 1);
+
+        want_exe[n > 0 ? n : 0] = '\0';
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+                abort();
+        pid_t child = run_helper(sv[1]);
+        if (child < 0)
+                abort();
+
+        snprintf(line, sizeof(line), "pid=%d ksm=%s mempolicy=preferred:0 timeout_ms=5000 ensure=1\n", (int) target, ksm);
+        exchange_open(sv[0], line, pidfd, reply, sizeof(reply));
+        check(has(reply, "outcome", "applied") && has(reply, "threads", "3") && has(reply, "exe", want_exe) &&
+                      has(reply, "set", *ksm == '1' ? "ksm,mempolicy" : "mempolicy") &&
+                      every_thread_has(target, "prefer:0", &threads),
+              "ensure: what differs is set, in 3 stopped threads, and the reply names it and the exe (%s)",
+              oneline(reply));
+
+        exchange_open(sv[0], line, pidfd, reply, sizeof(reply));
+        check(has(reply, "outcome", "queried") && has(reply, "threads", "0") && has(reply, "set", "-") &&
+                      has(reply, "verified_mempolicy", "prefer:0") && has(reply, "exe", want_exe) &&
+                      has(reply, "last", "0"),
+              "ensure again: nothing differs, nothing stopped, answered as a query (%s)", oneline(reply));
+
+        /* An undo of a policy the process no longer has (someone set another). */
+        snprintf(line, sizeof(line), "pid=%d mempolicy=default ensure=1 mempolicy_if=bind:0\n", (int) target);
+        exchange_open(sv[0], line, pidfd, reply, sizeof(reply));
+        check(has(reply, "outcome", "queried") && every_thread_has(target, "prefer:0", &threads),
+              "ensure undo, mempolicy_if= not what it has: left alone (%s)", oneline(reply));
+
+        snprintf(line, sizeof(line), "pid=%d ksm=%s mempolicy=default ensure=1 mempolicy_if=preferred:0\n",
+                 (int) target, *ksm == '1' ? "0" : "-");
+        exchange_open(sv[0], line, pidfd, reply, sizeof(reply));
+        check(has(reply, "outcome", "applied") && has(reply, "set", *ksm == '1' ? "ksm,mempolicy" : "mempolicy") &&
+                      every_thread_has(target, "default", &threads) && (*ksm != '1' || inject_read_ksm(target) == 0),
+              "ensure undo, mempolicy_if= what it has: taken back (%s)", oneline(reply));
+
+        /* Gone before the reading: vanished, and the connection goes on. */
+        pid_t gone = fork();
+        if (gone == 0)
+                _exit(0);
+        int gone_fd = pidfd_of(gone);
+        waitpid(gone, NULL, 0);
+        snprintf(line, sizeof(line), "pid=%d ksm=1 ensure=1\n", (int) gone);
+        exchange_open(sv[0], line, gone_fd, reply, sizeof(reply));
+        close(gone_fd);
+        check(has(reply, "outcome", "vanished") && has(reply, "last", "0"), "ensure, a reaped process: vanished (%s)",
+              oneline(reply));
+        close(sv[0]);
+        int status = wait_helper(child);
+        check(status == 0, "ensure: the helper exited with status %d", status);
+        stop_target(target, pidfd);
+}
+
 int main(int argc, char **argv) {
         bool ksm_works, ask_ksm = true;
 
@@ -731,6 +793,7 @@ int main(int argc, char **argv) {
         check_not_root();
         check_cap_drop();
         check_one_connection();
+        check_ensure(ksm_works, ask_ksm);
 
         printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
         return failures ? 1 : 0;

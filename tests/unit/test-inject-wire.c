@@ -18,6 +18,7 @@ static void test_request(void) {
                 unsigned timeout_ms;
                 const char *error;       /* a part of the error */
                 const char *migrate;     /* the node list of migrate=, canonical; NULL: none */
+                const char *mempolicy_if; /* of ensure=1, canonical; NULL: none */
         } cases[] = {
                 { "pid=1234 ksm=1 mempolicy=interleave:0-1 timeout_ms=2000\n", 0, 1234, 1, "interleave:0-1", 2000, NULL },
                 { "pid=1234 ksm=0 mempolicy=default timeout_ms=500\n", 0, 1234, 0, "default", 500, NULL },
@@ -51,6 +52,21 @@ static void test_request(void) {
                 { "pid=7 mempolicy=bind:1 migrate=1\n", -EINVAL, 7, 0, NULL, 0, "migrate= takes no ksm=" },
                 { "pid=7 migrate=1 query=1\n", -EINVAL, 7, 0, NULL, 0, "migrate= takes no ksm=" },
                 { "pid=7 migrate=1 timeout_ms=10\n", -EINVAL, 7, 0, NULL, 0, "migrate= takes no ksm=" },
+                /* ensure=1: only what differs, one request a move. */
+                { "pid=7 ksm=1 mempolicy=interleave:0-1 ensure=1\n", 0, 7, 1, "interleave:0-1", 2000, NULL },
+                { "pid=7 ksm=1 ensure=0\n", 0, 7, 1, NULL, 2000, NULL },
+                { "pid=7 ksm=0 mempolicy=default ensure=1 mempolicy_if=\"interleave:0,1\"\n", 0, 7, 0, "default",
+                  2000, NULL, NULL, "interleave:0-1" },
+                { "pid=7 query=1 ensure=1\n", -EINVAL, 7, 0, NULL, 0, "query=1 takes no ensure=1" },
+                { "pid=7 migrate=1 ensure=1\n", -EINVAL, 7, 0, NULL, 0, "migrate= takes no" },
+                { "pid=7 ksm=1 ensure=yes\n", -EINVAL, 7, 0, NULL, 0, "ensure= takes 1 or 0" },
+                { "pid=7 ensure=1\n", -EINVAL, 7, 0, NULL, 0, "nothing to do" },
+                { "pid=7 mempolicy=default mempolicy_if=bind:1\n", -EINVAL, 7, 0, NULL, 0,
+                  "mempolicy_if= goes with ensure=1" },
+                { "pid=7 ksm=0 ensure=1 mempolicy_if=bind:1\n", -EINVAL, 7, 0, NULL, 0,
+                  "mempolicy_if= goes with ensure=1" },
+                { "pid=7 mempolicy=default ensure=1 mempolicy_if=prefer:1\n", -EINVAL, 7, 0, NULL, 0,
+                  "mempolicy_if= takes a SPEC" },
 
                 { "", -EINVAL, 0, 0, NULL, 0, "empty" },
                 { "pid=7 ksm=1", -EINVAL, 0, 0, NULL, 0, "newline" },
@@ -117,6 +133,13 @@ static void test_request(void) {
                         g_assert_cmpstr(spec, ==, cases[i].mempolicy);
                 }
                 g_assert_cmpuint(w.req.timeout_usec, ==, cases[i].timeout_ms * 1000ULL);
+                g_assert_cmpint(w.ensure, ==, strstr(cases[i].line, "ensure=1") != NULL);
+                g_assert_cmpint(w.has_mempolicy_if, ==, cases[i].mempolicy_if != NULL);
+                if (cases[i].mempolicy_if) {
+                        char spec[64];
+                        g_assert_cmpint(mempolicy_format(&w.mempolicy_if, spec, sizeof(spec)), ==, 0);
+                        g_assert_cmpstr(spec, ==, cases[i].mempolicy_if);
+                }
         }
 }
 
@@ -185,6 +208,20 @@ static void test_request_round_trip(void) {
                         sizeof(migrate.migrate_nodes));
         migrate.req.ksm = 1;
         g_assert_cmpint(inject_wire_format_request(&migrate, line, sizeof(line)), ==, -EINVAL);
+
+        /* ensure=1, with the condition of an undo. */
+        InjectWireRequest undo = { .pid = 9, .ensure = true, .has_mempolicy_if = true,
+                                   .req = { .ksm = 0, .set_mempolicy = true } };
+        char longer[128];
+        g_assert_cmpint(mempolicy_parse("default", &undo.req.mempolicy), ==, 0);
+        g_assert_cmpint(mempolicy_parse("bind:1", &undo.mempolicy_if), ==, 0);
+        g_assert_cmpint(inject_wire_format_request(&undo, longer, sizeof(longer)), ==, 0);
+        g_assert_cmpstr(longer, ==, "pid=9 ksm=0 mempolicy=default timeout_ms=2000 ensure=1 mempolicy_if=bind:1\n");
+        g_assert_cmpint(inject_wire_parse_request(longer, strlen(longer), &back), ==, 0);
+        g_assert_true(back.ensure && back.has_mempolicy_if);
+        g_assert_true(mempolicy_equal(&back.mempolicy_if, &undo.mempolicy_if));
+        undo.req.set_mempolicy = false; /* a condition on nothing */
+        g_assert_cmpint(inject_wire_format_request(&undo, longer, sizeof(longer)), ==, -EINVAL);
 }
 
 static void test_reply(void) {
@@ -196,6 +233,9 @@ static void test_reply(void) {
         InjectReport refused = { .outcome = INJECT_REFUSED, .refusal = INJECT_REFUSAL_SECCOMP, .ksm_result = 1 };
         InjectReport vanished = { .outcome = INJECT_VANISHED, .ksm_result = 1 };
         /* Gone after its registers were set for a syscall that never ran. */
+        /* ensure=1 found KSM alone to differ, and read the executable back. */
+        InjectReport ksm_only = { .outcome = INJECT_APPLIED, .ksm_result = 0, .threads = 1 };
+        InjectQuery ksm_read = { .exe = "/usr/bin/app", .ksm = 1, .mempolicy = "" };
         InjectReport vanished_mid = { .outcome = INJECT_VANISHED, .ksm_result = 1, .wrote = true, .insn_in_place = true };
         InjectReport migrated = { .outcome = INJECT_APPLIED, .ksm_result = 1, .migrate = true, .migrate_result = 12 };
         InjectReport not_migrated = { .outcome = INJECT_FAILED, .ksm_result = 1, .migrate = true,
@@ -215,46 +255,49 @@ static void test_reply(void) {
         } cases[] = {
                 { 1234, &applied, &both, NULL,
                   "pid=1234 outcome=applied reason=\"\" error=\"\" exe=\"-\" threads=3 in_syscall=2 signals_passed=1 "
-                  "retries=4 insn=vdso verified_ksm=yes verified_mempolicy=interleave:0-1 stuck=0 not_moved=-\n" },
+                  "retries=4 insn=vdso verified_ksm=yes verified_mempolicy=interleave:0-1 stuck=0 not_moved=- set=ksm,mempolicy\n" },
                 { 1234, &no_ksm, &mixed, NULL,
                   "pid=1234 outcome=failed reason=\"\" error=\"prctl(PR_SET_MEMORY_MERGE): EINVAL (Invalid argument)\" "
                   "exe=\"-\" threads=1 in_syscall=0 signals_passed=0 retries=0 insn=in-place verified_ksm=no "
-                  "verified_mempolicy=mixed stuck=0 not_moved=-\n" },
+                  "verified_mempolicy=mixed stuck=0 not_moved=- set=ksm,mempolicy\n" },
                 { 1234, &applied, &many, NULL,
                   "pid=1234 outcome=applied reason=\"\" error=\"\" exe=\"-\" threads=3 in_syscall=2 signals_passed=1 "
-                  "retries=4 insn=vdso verified_ksm=- verified_mempolicy=\"prefer (many):0-1\" stuck=0 not_moved=-\n" },
+                  "retries=4 insn=vdso verified_ksm=- verified_mempolicy=\"prefer (many):0-1\" stuck=0 not_moved=- set=ksm,mempolicy\n" },
                 { 1234, &timed_out, NULL, NULL,
                   "pid=1234 outcome=failed reason=\"\" error=\"time box ran out: ETIME (Timer expired)\" exe=\"-\" "
                   "threads=0 in_syscall=0 signals_passed=0 retries=0 insn=- verified_ksm=- verified_mempolicy=- "
-                  "stuck=1 not_moved=-\n" },
+                  "stuck=1 not_moved=- set=-\n" },
                 { 1234, &refused, NULL, NULL,
                   "pid=1234 outcome=refused reason=\"under a seccomp filter\" error=\"\" exe=\"-\" threads=0 "
-                  "in_syscall=0 signals_passed=0 retries=0 insn=- verified_ksm=- verified_mempolicy=- stuck=0 not_moved=-\n" },
+                  "in_syscall=0 signals_passed=0 retries=0 insn=- verified_ksm=- verified_mempolicy=- stuck=0 not_moved=- set=-\n" },
                 { 1234, &vanished, NULL, NULL,
                   "pid=1234 outcome=vanished reason=\"\" error=\"\" exe=\"-\" threads=0 in_syscall=0 signals_passed=0 "
-                  "retries=0 insn=- verified_ksm=- verified_mempolicy=- stuck=0 not_moved=-\n" },
+                  "retries=0 insn=- verified_ksm=- verified_mempolicy=- stuck=0 not_moved=- set=-\n" },
                 { 1234, &vanished_mid, NULL, NULL,
                   "pid=1234 outcome=vanished reason=\"\" error=\"\" exe=\"-\" threads=0 in_syscall=0 signals_passed=0 "
-                  "retries=0 insn=in-place verified_ksm=- verified_mempolicy=- stuck=0 not_moved=-\n" },
+                  "retries=0 insn=in-place verified_ksm=- verified_mempolicy=- stuck=0 not_moved=- set=-\n" },
+                { 1234, &ksm_only, &ksm_read, NULL,
+                  "pid=1234 outcome=applied reason=\"\" error=\"\" exe=\"/usr/bin/app\" threads=1 in_syscall=0 "
+                  "signals_passed=0 retries=0 insn=vdso verified_ksm=yes verified_mempolicy=- stuck=0 not_moved=- set=ksm\n" },
                 { 1234, NULL, &queried, NULL,
                   "pid=1234 outcome=queried reason=\"\" error=\"\" exe=\"/opt/my \\\"app\\\" \xc3\xa9\" threads=0 "
-                  "in_syscall=0 signals_passed=0 retries=0 insn=- verified_ksm=no verified_mempolicy=prefer:1 stuck=0 not_moved=-\n" },
+                  "in_syscall=0 signals_passed=0 retries=0 insn=- verified_ksm=no verified_mempolicy=prefer:1 stuck=0 not_moved=- set=-\n" },
                 { 2, NULL, &unread, NULL,
                   "pid=2 outcome=queried reason=\"\" error=\"\" exe=\"\" threads=0 in_syscall=0 signals_passed=0 "
-                  "retries=0 insn=- verified_ksm=- verified_mempolicy=- stuck=0 not_moved=-\n" },
+                  "retries=0 insn=- verified_ksm=- verified_mempolicy=- stuck=0 not_moved=- set=-\n" },
                 { 1234, &migrated, NULL, NULL,
                   "pid=1234 outcome=applied reason=\"\" error=\"\" exe=\"-\" threads=0 in_syscall=0 signals_passed=0 "
-                  "retries=0 insn=- verified_ksm=- verified_mempolicy=- stuck=0 not_moved=12\n" },
+                  "retries=0 insn=- verified_ksm=- verified_mempolicy=- stuck=0 not_moved=12 set=-\n" },
                 { 1234, &not_migrated, NULL, NULL,
                   "pid=1234 outcome=failed reason=\"\" error=\"migrate_pages: EPERM (Operation not permitted)\" "
                   "exe=\"-\" threads=0 in_syscall=0 signals_passed=0 retries=0 insn=- verified_ksm=- "
-                  "verified_mempolicy=- stuck=0 not_moved=-\n" },
+                  "verified_mempolicy=- stuck=0 not_moved=- set=-\n" },
                 { 1234, &migrate_vanished, NULL, NULL,
                   "pid=1234 outcome=vanished reason=\"\" error=\"\" exe=\"-\" threads=0 in_syscall=0 signals_passed=0 "
-                  "retries=0 insn=- verified_ksm=- verified_mempolicy=- stuck=0 not_moved=-\n" },
+                  "retries=0 insn=- verified_ksm=- verified_mempolicy=- stuck=0 not_moved=- set=-\n" },
                 { 0, NULL, NULL, "unknown key 'x\"y'\n\x01",
                   "pid=- outcome=error reason=\"\" error=\"unknown key 'x\\\"y'\\n\\x01\" exe=\"-\" threads=0 "
-                  "in_syscall=0 signals_passed=0 retries=0 insn=- verified_ksm=- verified_mempolicy=- stuck=0 not_moved=-\n" },
+                  "in_syscall=0 signals_passed=0 retries=0 insn=- verified_ksm=- verified_mempolicy=- stuck=0 not_moved=- set=-\n" },
         };
 
         for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -270,7 +313,7 @@ static void test_reply(void) {
                 if (cases[i].error)
                         g_assert_cmpstr(value, ==, cases[i].error);
                 g_assert_cmpint(inject_wire_get(line, "exe", value, sizeof(value)), ==, 0);
-                g_assert_cmpstr(value, ==, !cases[i].rep && cases[i].q ? cases[i].q->exe : "-");
+                g_assert_cmpstr(value, ==, cases[i].q ? cases[i].q->exe : "-");
                 g_assert_cmpint(inject_wire_get(line, "verified_mempolicy", value, sizeof(value)), ==, 0);
                 g_assert_cmpstr(value, ==, cases[i].q && cases[i].q->mempolicy[0] ? cases[i].q->mempolicy : "-");
         }
