@@ -99,7 +99,10 @@ int inject_reply_parse(const char *line, InjectReply *ret) {
                         r.stuck = streq(value, "1");
                 else if (streq(key, "not_moved") && g_ascii_isdigit(value[0]))
                         r.not_moved = (long) g_ascii_strtoll(value, NULL, 10);
-                else if (streq(key, "last"))
+                else if (streq(key, "set")) {
+                        r.set_ksm = streq(value, "ksm") || streq(value, "ksm,mempolicy");
+                        r.set_mempolicy = streq(value, "mempolicy") || streq(value, "ksm,mempolicy");
+                } else if (streq(key, "last"))
                         r.last = streq(value, "0") ? 0 : 1;
                 else if (streq(key, "pid") && g_ascii_isdigit(value[0]))
                         r.pid = (pid_t) g_ascii_strtoll(value, NULL, 10);
@@ -437,21 +440,26 @@ static int call_start(InjectPool *p, int pidfd, pid_t pid, GString *line, unsign
         return 0;
 }
 
-int inject_call_start(InjectPool *p, int pidfd, pid_t pid, bool query, int ksm, const char *mempolicy,
-                      unsigned timeout_ms, uid_t for_uid, InjectCallback callback, void *userdata, InjectCall **ret) {
+int inject_call_start(InjectPool *p, int pidfd, pid_t pid, const InjectAsk *ask, InjectCallback callback,
+                      void *userdata, InjectCall **ret) {
         g_autoptr(GString) line = g_string_new(NULL);
 
-        if (for_uid == (uid_t) -1)
+        assert(ask);
+        if (ask->for_uid == (uid_t) -1 || (ask->mempolicy_if && (!ask->ensure || !ask->mempolicy)))
                 return -EINVAL;
         g_string_printf(line, "pid=%d", (int) pid);
-        if (query)
+        if (ask->query)
                 g_string_append(line, " query=1");
         else
                 g_string_append_printf(line, " ksm=%s mempolicy=%s timeout_ms=%u for_uid=%u",
-                                       ksm < 0 ? "-" : ksm ? "1" : "0", mempolicy ?: "-", timeout_ms,
-                                       (unsigned) for_uid);
+                                       ask->ksm < 0 ? "-" : ask->ksm ? "1" : "0", ask->mempolicy ?: "-",
+                                       ask->timeout_ms, (unsigned) ask->for_uid);
+        if (!ask->query && ask->ensure)
+                g_string_append(line, " ensure=1");
+        if (!ask->query && ask->mempolicy_if)
+                g_string_append_printf(line, " mempolicy_if=%s", ask->mempolicy_if);
         g_string_append_c(line, '\n');
-        return call_start(p, pidfd, pid, line, timeout_ms, false, callback, userdata, ret);
+        return call_start(p, pidfd, pid, line, ask->timeout_ms, false, callback, userdata, ret);
 }
 
 int inject_call_start_migrate(InjectPool *p, int pidfd, pid_t pid, const char *nodes, uid_t for_uid,

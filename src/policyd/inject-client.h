@@ -29,6 +29,8 @@ typedef struct InjectReply {
         unsigned threads;
         bool stuck;
         long not_moved;            /* of a migration that ran: pages left where they were; else -1 */
+        bool set_ksm;              /* set=: whose system call ran (with ensure=1, what differed) */
+        bool set_mempolicy;
 } InjectReply;
 
 void inject_reply_clear(InjectReply *r);
@@ -51,13 +53,24 @@ typedef struct InjectCall InjectCall;
  * reply is NULL. The call is freed by its owner, after or inside this. */
 typedef void (*InjectCallback)(InjectCall *call, const InjectReply *reply, int error, void *userdata);
 
-/* Sends "pid=PID query=1" (ksm < 0 and mempolicy NULL) or an injection of
- * ksm (0/1, -1 to leave alone) and mempolicy (NULL to leave alone), acting
- * for for_uid (for_uid=: 0 for root's input, else the user's, whose own
- * processes alone it may reach; a query acts for no one). Takes no
- * ownership of pidfd. */
-int inject_call_start(InjectPool *p, int pidfd, pid_t pid, bool query, int ksm, const char *mempolicy,
-                      unsigned timeout_ms, uid_t for_uid, InjectCallback callback, void *userdata, InjectCall **ret);
+/* What one request asks of the helper: a query, or an injection. */
+typedef struct InjectAsk {
+        bool query;               /* "pid=PID query=1": read only, the rest unused */
+        int ksm;                  /* 0/1, -1 to leave alone */
+        const char *mempolicy;    /* NULL to leave alone */
+        /* ensure=1: the helper reads first and sets only what differs, and
+         * answers "queried" when nothing does (one request a move). */
+        bool ensure;
+        const char *mempolicy_if; /* with ensure: mempolicy only while the process has this one */
+        unsigned timeout_ms;
+        /* for_uid=: 0 for root's input, else the user's, whose own processes
+         * alone it may reach; a query acts for no one. */
+        uid_t for_uid;
+} InjectAsk;
+
+/* Sends ask as a request line. Takes no ownership of pidfd. */
+int inject_call_start(InjectPool *p, int pidfd, pid_t pid, const InjectAsk *ask, InjectCallback callback,
+                      void *userdata, InjectCall **ret);
 /* Sends "pid=PID migrate=NODES for_uid=UID": migrate_pages of the process's
  * pages to the node list nodes, nothing stopped. Root's goes on a new
  * connection, closed after it. Takes no ownership of pidfd. */

@@ -115,6 +115,52 @@ static uid_t acting_uid_for(ProcessWatch *w, const ProcessRecord *r, const char 
         return acting;
 }
 
+/* Queues the injection of step (taken), toward want. ensure: the step was
+ * made without knowing what the process has, and the helper drops what it
+ * has already (one request a move). */
+static void queue_injection(ProcessWatch *w, ProcessRecord *r, const ProcessWant *want, ProcessStep *step,
+                            bool ensure) {
+        const char *groups[] = {
+                step->ksm >= 0 && !step->undo_ksm ? want->ksm_group : NULL,
+                step->mempolicy && !step->undo_mempolicy ? want->mempolicy_group : NULL,
+        };
+
+        process_step_clear(&r->step);
+        r->step = *step;
+        *step = (ProcessStep) { .ksm = -1 };
+        r->acting_uid = acting_uid_for(w, r, groups, ELEMENTSOF(groups));
+        process_record_set_outcome(r, PROCESS_PENDING, groups_detail(want));
+        r->call_is_query = false;
+        r->call_is_ensure = ensure;
+        g_queue_push_tail(w->waiting, GINT_TO_POINTER(r->pid));
+}
+
+/* One request a move: where no member group's Executable= makes the answer
+ * depend on the executable, the step from what policyd set toward what the
+ * groups want, what the process has taken as unknown, goes out as an
+ * injection with ensure=1; the helper reads first and sets only what
+ * differs. False: a query first (or nothing to set, which the query's
+ * answer explains). */
+static bool decide_without_query(ProcessWatch *w, ProcessRecord *r) {
+        const GPtrArray *members = process_record_memberships(w, r);
+        ProcessWant want = { .knobs.ksm = -1 };
+        ProcessKnobs unknown = { .ksm = -1 };
+        ProcessStep step = { .ksm = -1 };
+        bool queued = false;
+
+        if (process_knobs_need_exe(w->manager->policies, members))
+                return false;
+        process_want_for(w->manager->policies, members, NULL, &want);
+        process_step_for(&want, &unknown, &r->applied, &step);
+        if (!process_step_is_empty(&step)) {
+                queue_injection(w, r, &want, &step, true);
+                queued = true;
+        }
+        process_step_clear(&step);
+        process_want_clear(&want);
+        return queued;
+}
+
 /* The query came back: decide the step, and inject when there is one. */
 void process_decide_from_query(ProcessWatch *w, ProcessRecord *r, const InjectReply *reply) {
         ProcessWant want = { .knobs.ksm = -1 };
@@ -150,26 +196,16 @@ void process_decide_from_query(ProcessWatch *w, ProcessRecord *r, const InjectRe
                 r->verified = g_strdup_printf("ksm=%s mempolicy=%s", strempty(reply->ksm), strempty(reply->mempolicy));
                 if (!process_record_holds_something(r) && !process_record_subject(w, r))
                         process_record_forget(w, r);
-        } else {
-                const char *groups[] = {
-                        step.ksm >= 0 && !step.undo_ksm ? want.ksm_group : NULL,
-                        step.mempolicy && !step.undo_mempolicy ? want.mempolicy_group : NULL,
-                };
-                process_step_clear(&r->step);
-                r->step = step;
-                step = (ProcessStep) { .ksm = -1 };
-                r->acting_uid = acting_uid_for(w, r, groups, ELEMENTSOF(groups));
-                process_record_set_outcome(r, PROCESS_PENDING, groups_detail(&want));
-                r->call_is_query = false;
-                g_queue_push_tail(w->waiting, GINT_TO_POINTER(r->pid));
-        }
+        } else
+                queue_injection(w, r, &want, &step, false);
         process_knobs_clear(&cur);
         process_want_clear(&want);
         process_step_clear(&step);
 }
 
-/* Looks at one process again: a query first (its exe and what it has),
- * then perhaps an injection. */
+/* Looks at one process again: one injection that sets only what differs
+ * (decide_without_query()), or where the executable matters a query first
+ * (its exe and what it has), then perhaps an injection. */
 void process_decide(ProcessWatch *w, ProcessRecord *r) {
         if (r->call || r->method == PROCESS_PENDING) {
                 r->again = true;
@@ -194,6 +230,7 @@ void process_decide(ProcessWatch *w, ProcessRecord *r) {
                 r->acting_uid = acting_uid_for(w, r, &migration_group, 1);
                 process_step_clear(&r->step);
                 r->call_is_query = false;
+                r->call_is_ensure = false;
                 process_inject_queue_call(w, r);
                 return;
         }
@@ -208,7 +245,12 @@ void process_decide(ProcessWatch *w, ProcessRecord *r) {
                 return;
         }
         process_step_clear(&r->step);
+        if (decide_without_query(w, r)) {
+                process_inject_start_next(w);
+                return;
+        }
         r->call_is_query = true;
+        r->call_is_ensure = false;
         process_inject_queue_call(w, r);
 }
 

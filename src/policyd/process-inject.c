@@ -114,6 +114,10 @@ int process_inject_on_retry(sd_event_source *source, uint64_t usec, void *userda
         return 0;
 }
 
+void process_inject_start_next(ProcessWatch *w) {
+        start_next_calls(w);
+}
+
 void process_inject_queue_call(ProcessWatch *w, ProcessRecord *r) {
         process_record_set_outcome(r, PROCESS_PENDING, NULL);
         g_queue_push_tail(w->waiting, GINT_TO_POINTER(r->pid));
@@ -123,6 +127,23 @@ void process_inject_queue_call(ProcessWatch *w, ProcessRecord *r) {
 static void on_injected(ProcessWatch *w, ProcessRecord *r, const InjectReply *reply) {
         const char *who = r->subject ?: "-";
         bool applied = streq(reply->outcome, "applied");
+
+        if (r->call_is_ensure) {
+                /* ensure=1: the helper set what differed (set=); the rest the
+                 * process had already, and is not policyd's to take back. */
+                if (!reply->set_ksm) {
+                        r->step.ksm = -1;
+                        r->step.undo_ksm = false;
+                }
+                if (!reply->set_mempolicy) {
+                        g_clear_pointer(&r->step.mempolicy, g_free);
+                        r->step.undo_mempolicy = false;
+                }
+                if (reply->exe && !streq(reply->exe, "-")) {
+                        g_free(r->exe);
+                        r->exe = g_strdup(reply->exe);
+                }
+        }
 
         g_free(r->verified);
         r->verified = g_strdup_printf("ksm=%s mempolicy=%s", strempty(reply->ksm), strempty(reply->mempolicy));
@@ -258,7 +279,10 @@ static void on_call_done(InjectCall *call, const InjectReply *reply, int error, 
                 r = g_hash_table_lookup(w->records, GINT_TO_POINTER(pid));
                 if (r)
                         r->again = true;
-        } else if (r->call_is_query) {
+        } else if (r->call_is_query || (r->call_is_ensure && streq(reply->outcome, "queried"))) {
+                /* ensure=1 answered as a query: the process had it all, and
+                 * the query's path says so (or, where policyd reads the
+                 * answer otherwise, injects what is left). */
                 if (streq(reply->outcome, "vanished"))
                         process_record_forget(w, r);
                 else if (!streq(reply->outcome, "queried"))
@@ -295,10 +319,21 @@ static int start_call(ProcessWatch *w, ProcessRecord *r) {
         if (r->migrate_to)
                 k = inject_call_start_migrate(w->injector, r->pidfd, r->pid, r->migrate_to,
                                               r->acting_uid, on_call_done, w, &r->call);
-        else
-                k = inject_call_start(w->injector, r->pidfd, r->pid, r->call_is_query,
-                                      r->step.ksm, r->step.mempolicy, INJECT_TIMEOUT_MS,
-                                      r->call_is_query ? 0 : r->acting_uid, on_call_done, w, &r->call);
+        else {
+                InjectAsk ask = {
+                        .query = r->call_is_query,
+                        .ksm = r->step.ksm,
+                        .mempolicy = r->step.mempolicy,
+                        .ensure = !r->call_is_query && r->call_is_ensure,
+                        /* An undo takes back only what policyd set. */
+                        .mempolicy_if = !r->call_is_query && r->call_is_ensure && r->step.undo_mempolicy
+                                                ? r->applied.mempolicy
+                                                : NULL,
+                        .timeout_ms = INJECT_TIMEOUT_MS,
+                        .for_uid = r->call_is_query ? 0 : r->acting_uid,
+                };
+                k = inject_call_start(w->injector, r->pidfd, r->pid, &ask, on_call_done, w, &r->call);
+        }
         if (k < 0)
                 return k;
         w->calls_in_flight++;

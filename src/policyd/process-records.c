@@ -43,8 +43,10 @@ bool process_record_matters_elsewhere(const ProcessRecord *r) {
 /* "PID STARTTIME KSM MEMPOLICY" per process that holds something policyd
  * set, or is about to: written ahead of each injection, so that a policyd
  * killed in between still knows what to take back. A value the injection
- * never set is no harm there: undo happens only where the process still
- * has what the record says. */
+ * never set is little harm there: undo happens only where the process still
+ * has what the record says. (With ensure=1 that includes a value the
+ * process had already, which a policyd killed before the reply then takes
+ * back when the process leaves its groups.) */
 int process_records_save(ProcessWatch *w) {
         g_autoptr(GString) text = g_string_new(NULL);
         GHashTableIter it;

@@ -109,6 +109,8 @@ bool process_decide_exe_wants_nothing(ProcessWatch *w, pid_t pid, const GPtrArra
 /* process-inject.c */
 int process_inject_on_retry(sd_event_source *source, uint64_t usec, void *userdata);
 void process_inject_queue_call(ProcessWatch *w, ProcessRecord *r);
+/* Starts the calls queued in w->waiting, as far as the slots allow. */
+void process_inject_start_next(ProcessWatch *w);
 int process_inject_on_held_timer(sd_event_source *source, uint64_t usec, void *userdata);
 
 /* process-records.c */

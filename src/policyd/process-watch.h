@@ -69,6 +69,7 @@ typedef struct ProcessRecord {
         char *migration;
         InjectCall *call;
         bool call_is_query;
+        bool call_is_ensure;  /* the injection asks ensure=1: the helper sets only what differs */
         char *migrate_to;     /* the call in flight is this migration */
         ProcessStep step;     /* of the injection in flight */
         /* Whose input the injection or migration queued acts for

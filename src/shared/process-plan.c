@@ -198,6 +198,10 @@ static bool group_follows_exec(const PolicyGroup *g) {
         return group_reaches_running(g) && g->match_executables && g->match_executables->len > 0;
 }
 
+static bool group_knobs_name_exe(const PolicyGroup *g) {
+        return group_has_process_knobs(g) && g->match_executables && g->match_executables->len > 0;
+}
+
 static bool group_sets_numa_nodes(const PolicyGroup *g) {
         return g->knobs[KNOB_NUMA_NODES].set;
 }
@@ -220,6 +224,10 @@ bool policy_set_has_process_knobs(const PolicySet *set) {
 
 bool process_knobs_follow_exec(const PolicySet *set, const GPtrArray *memberships) {
         return some_member_group(set, memberships, group_follows_exec);
+}
+
+bool process_knobs_need_exe(const PolicySet *set, const GPtrArray *memberships) {
+        return some_member_group(set, memberships, group_knobs_name_exe);
 }
 
 bool policy_set_has_knobs_following_exec(const PolicySet *set) {

@@ -60,6 +60,12 @@ bool policy_set_has_process_knobs(const PolicySet *set);
  * an exec change what a running process of the cgroup should carry (both
  * values are inherited across fork and exec). */
 bool process_knobs_follow_exec(const PolicySet *set, const GPtrArray *memberships);
+/* Whether what the processes of the cgroup should carry depends on their
+ * executable: a member group that sets KSM= or NUMAPolicy= has Executable=
+ * (whatever its ApplyToRunning=, since it may win over a group that reaches
+ * running processes). Without one, process_want_for() needs no exe, and one
+ * request a move can do it all (ensure=1). */
+bool process_knobs_need_exe(const PolicySet *set, const GPtrArray *memberships);
 /* Whether any group of the set is such a group: only then are exec events
  * worth listening to. */
 bool policy_set_has_knobs_following_exec(const PolicySet *set);

@@ -33,6 +33,23 @@ static void test_parse(void) {
         g_assert_cmpint(r.last, ==, 1);
         inject_reply_clear(&r);
 
+        /* set=: which knobs' system calls ran (ensure=1: what differed). */
+        g_assert_false(r.set_ksm || r.set_mempolicy); /* cleared */
+        static const struct {
+                const char *value;
+                bool ksm, mempolicy;
+        } sets[] = {
+                { "ksm,mempolicy", true, true }, { "ksm", true, false }, { "mempolicy", false, true },
+                { "-", false, false }, { "ksm,", false, false }, { "mempolicy,ksm", false, false },
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(sets); i++) {
+                g_autofree char *line = g_strdup_printf("pid=3 outcome=applied set=%s last=0\n", sets[i].value);
+                g_assert_cmpint(inject_reply_parse(line, &r), ==, 0);
+                g_assert_cmpint(r.set_ksm, ==, sets[i].ksm);
+                g_assert_cmpint(r.set_mempolicy, ==, sets[i].mempolicy);
+                inject_reply_clear(&r);
+        }
+
         /* A migration: the pages migrate_pages could not move. */
         g_assert_cmpint(inject_reply_parse("pid=12 outcome=applied stuck=0 not_moved=17\n", &r), ==, 0);
         g_assert_cmpint(r.not_moved, ==, 17);

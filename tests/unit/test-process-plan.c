@@ -237,16 +237,18 @@ static void test_follow_exec(void) {
                 const char *set;     /* the groups loaded */
                 const char *members; /* the cgroup's groups */
                 bool set_follows, members_follow;
+                bool need_exe;       /* process_knobs_need_exe(): no ensure=1 without the exe */
         } cases[] = {
-                { "py-running all", "py-running", true, true },
-                { "py-numa", "py-numa", true, true },
-                { "py-running all", "all", true, false },       /* every exe alike */
-                { "py-running all", "", true, false },          /* not a member */
-                { "py-start", "py-start", false, false },       /* ApplyToRunning=no: at start only */
-                { "py-nodes", "py-nodes", false, false },       /* NUMANodes= alone: cgroup-level */
-                { "all", "all", false, false },
-                { "py-start all py-numa", "all py-start py-numa", true, true },
-                { "py-running", "nosuch", true, false },
+                { "py-running all", "py-running", true, true, true },
+                { "py-numa", "py-numa", true, true, true },
+                { "py-running all", "all", true, false, false },       /* every exe alike */
+                { "py-running all", "", true, false, false },          /* not a member */
+                { "py-start", "py-start", false, false, true },        /* at start only, yet it may win */
+                { "py-start all", "py-start all", false, false, true },
+                { "py-nodes", "py-nodes", false, false, false },       /* NUMANodes= alone: cgroup-level */
+                { "all", "all", false, false, false },
+                { "py-start all py-numa", "all py-start py-numa", true, true, true },
+                { "py-running", "nosuch", true, false, false },
         };
 
         for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -265,6 +267,9 @@ static void test_follow_exec(void) {
                 if (process_knobs_follow_exec(set, members) != cases[i].members_follow)
                         g_error("set '%s', members '%s': process_knobs_follow_exec is %s", cases[i].set,
                                 cases[i].members, cases[i].members_follow ? "false" : "true");
+                if (process_knobs_need_exe(set, members) != cases[i].need_exe)
+                        g_error("set '%s', members '%s': process_knobs_need_exe is %s", cases[i].set,
+                                cases[i].members, cases[i].need_exe ? "false" : "true");
                 memberships_free(members);
         }
 }
