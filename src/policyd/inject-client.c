@@ -383,6 +383,17 @@ static InjectLink *link_send_idle(InjectPool *p, int pidfd, const GString *line)
         return NULL;
 }
 
+bool inject_pool_has_idle(InjectPool *p) {
+        uint64_t now = 0;
+
+        assert(p);
+        (void) sd_event_now(p->event, CLOCK_MONOTONIC, &now);
+        for (GList *i = p->idle->head; i; i = i->next)
+                if (now < ((InjectLink *) i->data)->opened_usec + LINK_REUSE_USEC)
+                        return true;
+        return false;
+}
+
 /* The request on a new link. */
 static int link_send_new(InjectPool *p, int pidfd, const GString *line, bool one_shot, InjectLink **ret) {
         InjectLink *l = NULL;

@@ -45,6 +45,9 @@ int inject_pool_new(sd_event *event, const char *socket_path, InjectPool **ret);
 /* Closes the idle connections; those of calls in flight close with them. */
 InjectPool *inject_pool_free(InjectPool *p);
 const char *inject_pool_socket_path(const InjectPool *p);
+/* Whether a call started now would find an idle connection young enough
+ * to take it (one whose helper went is found only when used). */
+bool inject_pool_has_idle(InjectPool *p);
 /* Connections opened (helper processes started) and requests sent. */
 void inject_pool_counts(const InjectPool *p, uint64_t *ret_opened, uint64_t *ret_requests);
 

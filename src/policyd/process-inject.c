@@ -28,13 +28,24 @@
 static const uint64_t retry_delays_usec[] = { 5 * G_USEC_PER_SEC, 60 * G_USEC_PER_SEC, 600 * G_USEC_PER_SEC };
 
 /* Injector requests that a user's moves cause (a write to cgroup.procs of
- * a cgroup the user owns): each may start a policyd-inject@ unit in PID 1, and
- * a user can move their processes in and out as fast as they like. Per
- * owner uid: 4 at once, then one every 5 s (systemd's own moves, of a unit
- * it starts, are mostly no writes: CLONE_INTO_CGROUP); those over it are
- * held back, and each held process is decided again, as it is then (the
- * latest membership wins), when a token is back. Root's are free. */
-static const TokenBucketRate procs_rate = { .burst = 4, .per_sec = 1, .period_sec = 5 };
+ * a cgroup the user owns), per owner uid; root's are free. A user can move
+ * their processes in and out as fast as they like, so each owner has two
+ * budgets (token buckets), both taken when a request opens a connection:
+ * - requests: 20 at once, then 10 a second (the helper stops the process
+ *   and injects, policyd decides: CPU of both);
+ * - connections: a request that finds no idle one opens a connection,
+ *   which is a policyd-inject@ unit PID 1 starts: 4 at once, then 1 every
+ *   5 s (systemd's own moves, of a unit it starts, are mostly no writes:
+ *   CLONE_INTO_CGROUP).
+ * Those over either are held back, and each held process is decided again,
+ * as it is then (the latest membership wins), when a token is back. */
+static const TokenBucketRate procs_requests_rate = { .burst = 20, .per_sec = 10 };
+static const TokenBucketRate procs_starts_rate = { .burst = 4, .per_sec = 1, .period_sec = 5 };
+
+typedef struct OwnerBudget {
+        HeldBackBucket requests;
+        HeldBackBucket starts;
+} OwnerBudget;
 
 /* Owners kept before the full buckets (the idle) are dropped. */
 #define PROCS_BUCKETS_KEPT 64
@@ -377,43 +388,62 @@ int process_inject_on_held_timer(sd_event_source *source, uint64_t usec, void *u
         return 0;
 }
 
-/* Takes one of charge_uid's tokens for a call; 0 (root, or no move caused
- * it) takes none. Over the limit: false, with the wait for the next. */
-static bool procs_token_take(ProcessWatch *w, uid_t charge_uid, uint64_t *ret_wait_usec) {
+/* Takes charge_uid's tokens for a call: a request's, and a connection's
+ * when it opens one (a guess made now, as call_start() will choose: an
+ * idle link that turns out dead opens one untaken). 0 (root, or no move
+ * caused it) takes none. Over the limit: false, with the wait for the next
+ * token and which budget ran out. */
+static bool procs_token_take(ProcessWatch *w, uid_t charge_uid, bool opens, uint64_t *ret_wait_usec,
+                             bool *ret_starts) {
         gpointer key = GUINT_TO_POINTER((guint) charge_uid + 1);
+        const TokenBucketRate *rate = NULL;
+        HeldBackBucket *refused = NULL;
         uint64_t now = 0;
-        HeldBackBucket *h;
-        bool say;
+        OwnerBudget *b;
+        bool say = false;
 
         *ret_wait_usec = 0;
+        *ret_starts = false;
         if (charge_uid == 0)
                 return true;
         (void) sd_event_now(w->manager->event, CLOCK_MONOTONIC, &now);
-        h = g_hash_table_lookup(w->procs_buckets, key);
-        if (!h) {
+        b = g_hash_table_lookup(w->procs_buckets, key);
+        if (!b) {
                 if (g_hash_table_size(w->procs_buckets) >= PROCS_BUCKETS_KEPT) {
                         GHashTableIter it;
                         gpointer value;
                         g_hash_table_iter_init(&it, w->procs_buckets);
-                        while (g_hash_table_iter_next(&it, NULL, &value))
-                                if (token_bucket_full(&((HeldBackBucket *) value)->bucket, &procs_rate, now))
+                        while (g_hash_table_iter_next(&it, NULL, &value)) {
+                                const OwnerBudget *o = value;
+                                if (token_bucket_full(&o->requests.bucket, &procs_requests_rate, now) &&
+                                    token_bucket_full(&o->starts.bucket, &procs_starts_rate, now))
                                         g_hash_table_iter_remove(&it);
+                        }
                 }
-                h = g_new0(HeldBackBucket, 1);
-                g_hash_table_insert(w->procs_buckets, key, h);
+                b = g_new0(OwnerBudget, 1);
+                g_hash_table_insert(w->procs_buckets, key, b);
         }
-        if (held_back_take(h, &procs_rate, now, &say))
+        if (opens && !held_back_take(&b->starts, &procs_starts_rate, now, &say)) {
+                refused = &b->starts;
+                rate = &procs_starts_rate;
+                *ret_starts = true;
+        } else if (!held_back_take(&b->requests, &procs_requests_rate, now, &say)) {
+                refused = &b->requests;
+                rate = &procs_requests_rate;
+        }
+        if (!refused)
                 return true;
         if (say) { /* once a burst, not per event */
                 char owner[32] = "an unknown owner";
                 if (charge_uid != PROCS_OWNER_UNKNOWN)
                         snprintf(owner, sizeof(owner), "uid %u", (unsigned) charge_uid);
                 log_notice("Processes of cgroups owned by %s move faster than policyd asks the injector for them "
-                           "(%u at once, then %u every %u s): requests held back; each process is decided again, "
-                           "where it is then, as the rate allows.",
-                           owner, procs_rate.burst, procs_rate.per_sec, procs_rate.period_sec);
+                           "(%u %s at once, then %u every %u s): requests held back; each process is decided "
+                           "again, where it is then, as the rate allows.",
+                           owner, rate->burst, *ret_starts ? "new helper connections" : "requests", rate->per_sec,
+                           MAX(rate->period_sec, 1u));
         }
-        *ret_wait_usec = token_bucket_wait_usec(&h->bucket, &procs_rate, now);
+        *ret_wait_usec = token_bucket_wait_usec(&refused->bucket, rate, now);
         *ret_wait_usec = MAX(*ret_wait_usec, (uint64_t) 1);
         return false;
 }
@@ -421,7 +451,8 @@ static bool procs_token_take(ProcessWatch *w, uid_t charge_uid, uint64_t *ret_wa
 /* Not now: said in explain; once a token is back, an injection whose
  * query is made goes on, anything else is decided again from scratch. A
  * move meanwhile decides it again anyway (process_decide()): the latest wins. */
-static void hold_back(ProcessWatch *w, ProcessRecord *r, uint64_t wait_usec) {
+static void hold_back(ProcessWatch *w, ProcessRecord *r, uint64_t wait_usec, bool starts) {
+        const TokenBucketRate *rate = starts ? &procs_starts_rate : &procs_requests_rate;
         uint64_t now = 0, at, armed = UINT64_MAX;
         int enabled = SD_EVENT_OFF;
 
@@ -431,9 +462,10 @@ static void hold_back(ProcessWatch *w, ProcessRecord *r, uint64_t wait_usec) {
         g_clear_pointer(&r->migrate_to, g_free);
         process_record_set_outcome(
                 r, PROCESS_SKIPPED,
-                g_strdup_printf("held back: its cgroup's owner moves processes faster than %u injector request(s) "
-                                "every %u s (%u at once); decided again when the rate allows",
-                                procs_rate.per_sec, procs_rate.period_sec, procs_rate.burst));
+                g_strdup_printf("held back: its cgroup's owner moves processes faster than %u %s every %u s "
+                                "(%u at once); decided again when the rate allows",
+                                rate->per_sec, starts ? "new injector connection(s)" : "injector request(s)",
+                                MAX(rate->period_sec, 1u), rate->burst));
         g_hash_table_add(w->held, GINT_TO_POINTER(r->pid));
         (void) sd_event_now(w->manager->event, CLOCK_MONOTONIC, &now);
         at = now + wait_usec;
@@ -465,8 +497,10 @@ static void start_next_calls(ProcessWatch *w) {
                         continue;
                 }
                 uint64_t wait_usec;
-                if (!procs_token_take(w, r->charge_uid, &wait_usec)) {
-                        hold_back(w, r, wait_usec);
+                bool starts;
+                bool opens = !inject_pool_has_idle(w->injector) || (r->migrate_to && r->acting_uid == 0);
+                if (!procs_token_take(w, r->charge_uid, opens, &wait_usec, &starts)) {
+                        hold_back(w, r, wait_usec, starts);
                         continue;
                 }
                 k = start_call(w, r);

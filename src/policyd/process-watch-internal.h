@@ -67,7 +67,7 @@ struct ProcessWatch {
         char *state_path;             /* what policyd set in which process, across its restarts */
         bool injector_missing_logged;
         InjectPool *injector;         /* the connections to policyd-inject.socket */
-        GHashTable *procs_buckets;    /* charged uid + 1 → HeldBackBucket*, owns */
+        GHashTable *procs_buckets;    /* charged uid + 1 → OwnerBudget* (process-inject.c), owns */
         GHashTable *held;             /* pids held back for their uid's rate */
         sd_event_source *held_timer;
 };

@@ -6,9 +6,10 @@
 # back in, in a loop for 20 s (half a second in each place, so that
 # policyd sees both). Each move makes policyd ask the injector, and each
 # request is a policyd-inject@ unit that PID 1 starts: on main, as many as
-# get through four at once. Per owner uid, policyd now asks at most 4 at
-# once, then 1 every 5 s, for what such moves cause (process-watch.c); the
-# rest are held back, and each
+# get through four at once. Per owner uid, policyd now opens at most 4
+# connections to the injector (units) at once, then 1 every 5 s, for what
+# such moves cause, and sends at most 20 requests at once, then 10 a second
+# (process-inject.c); the rest are held back, and each
 # process is decided again, where it is then, when the rate allows. Judged:
 # the helper units PID 1 started (NAccepted of policyd-inject.socket) stay
 # under that bound, policyd answers, and afterwards every process, back
