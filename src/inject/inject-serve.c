@@ -301,8 +301,11 @@ static int serve_request(Conn *c, const char *data, size_t len, int pidfd, bool 
                 return reply_error(c, w.pid, "the pidfd is of PID %d, not %d", (int) fd_pid, (int) w.pid);
         c->last = false; /* a well-formed request: the next may follow */
 
-        if (w.query) {
-                /* Reading is all: no refusal applies, as none would to cat. */
+        if (w.query || w.ensure) {
+                /* Reading is all of a query: no refusal applies, as none
+                 * would to cat. ensure=1, one request a move: what the
+                 * process has already is not set again, and a process that
+                 * has it all is not stopped. */
                 r = inject_query(w.pid, &q);
                 if (r == -ESRCH) {
                         rep = (InjectReport) { .outcome = INJECT_VANISHED, .ksm_result = 1 };
@@ -310,20 +313,9 @@ static int serve_request(Conn *c, const char *data, size_t len, int pidfd, bool 
                 }
                 if (r < 0)
                         return reply_error(c, w.pid, "cannot read /proc/%d: %s", (int) w.pid, strerror(-r));
-                return reply(c, w.pid, NULL, &q, NULL);
-        }
-        if (w.ensure) {
-                /* One request a move: what the process has already is not
-                 * set again, and a process that has it all is not stopped. */
-                r = inject_query(w.pid, &q);
-                if (r == -ESRCH) {
-                        rep = (InjectReport) { .outcome = INJECT_VANISHED, .ksm_result = 1 };
-                        return reply(c, w.pid, &rep, NULL, NULL);
-                }
-                if (r < 0)
-                        return reply_error(c, w.pid, "cannot read /proc/%d: %s", (int) w.pid, strerror(-r));
-                ensure_reduce(&w, &q);
-                if (w.req.ksm < 0 && !w.req.set_mempolicy)
+                if (w.ensure)
+                        ensure_reduce(&w, &q);
+                if (w.query || (w.req.ksm < 0 && !w.req.set_mempolicy))
                         return reply(c, w.pid, NULL, &q, NULL);
         }
         /* A user's request reaches only the user's own process: nothing is
