@@ -14,7 +14,14 @@
  *                           child checks that it has what its parent had;
  *   bench-process child     what forkexec execs;
  *   bench-process wait      waits until a process shows the change, or
- *                           shows none of it.
+ *                           shows none of it;
+ *   bench-process churn     moves a quiet process in and out of a member
+ *                           cgroup at a period, while a second thread
+ *                           samples its state: how far behind it was;
+ *   bench-process many      moves many quiet processes into a member
+ *                           cgroup at once and back, each timed until it
+ *                           shows the change; interleaved with the same
+ *                           done by sequential floor requests.
  *
  * "Applied" is read from outside, as issue 9 asks: `mg` in the VmFlags of
  * /proc/PID/smaps, and the task policy in the numa_maps of every thread.
@@ -93,6 +100,8 @@ typedef struct Options {
         double wait_applied_sec;
         unsigned settle_ms;
         const char *want;
+        unsigned period_ms, sample_ms, stable_ms;
+        const char *pids;
         pid_t policyd;
         char *cpu[MAX_CPU];
         unsigned n_cpu;
@@ -117,6 +126,9 @@ static Options arg = {
         .check_every = 10,
         .settle_ms = 1000,
         .want = "",
+        .period_ms = 500,
+        .sample_ms = 25,
+        .stable_ms = 2000,
 };
 
 /* What the program is doing, for the alarm that ends a step stuck in a
@@ -678,6 +690,454 @@ static int verb_wait(void) {
         return 0;
 }
 
+/* ---- churn ---- */
+
+/* What a sampler saw of a process: when the read began and ended, and
+ * whether it showed the change (KSM and the policy) or none of it. */
+typedef struct ChurnSample {
+        uint64_t start, end;
+        bool on, off;
+} ChurnSample;
+
+typedef struct Sampler {
+        pid_t pid;
+        uint64_t period_us;
+        pthread_mutex_t lock;
+        ChurnSample *samples;  /* under lock */
+        size_t n, cap;
+        bool stop;             /* under lock */
+        int error;
+} Sampler;
+
+static void sleep_until(uint64_t t) {
+        struct timespec ts = { (time_t) (t / 1000000), (long) (t % 1000000) * 1000 };
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+                ;
+}
+
+static void *sampler_run(void *p) {
+        Sampler *s = p;
+        uint64_t next = now_usec();
+
+        for (;;) {
+                ProcessState st;
+                ChurnSample c = { .start = now_usec() };
+                int r = process_state_read(s->pid, &st);
+                c.end = now_usec();
+                pthread_mutex_lock(&s->lock);
+                if (r < 0)
+                        s->error = r;
+                else {
+                        c.on = process_state_is(&st, true, arg.numa_maps);
+                        c.off = process_state_is(&st, false, "default");
+                        if (s->n == s->cap) {
+                                size_t cap = s->cap ? s->cap * 2 : 4096;
+                                ChurnSample *m = realloc(s->samples, cap * sizeof *m);
+                                if (!m)
+                                        s->error = -ENOMEM;
+                                else {
+                                        s->samples = m;
+                                        s->cap = cap;
+                                }
+                        }
+                        if (s->error == 0)
+                                s->samples[s->n++] = c;
+                }
+                bool stop = s->stop || s->error < 0;
+                pthread_mutex_unlock(&s->lock);
+                if (stop)
+                        return NULL;
+                /* On a fixed schedule; a read that took longer than the
+                 * period is followed by the next at once. */
+                next += s->period_us;
+                if (next < now_usec())
+                        next = now_usec();
+                sleep_until(next);
+        }
+}
+
+static int compare_double(const void *a, const void *b) {
+        double x = *(const double *) a, y = *(const double *) b;
+        return x < y ? -1 : x > y;
+}
+
+/* Nearest rank, as bench/system-report computes it. */
+static double percentile(double *v, size_t n, double p) {
+        if (n == 0)
+                return 0;
+        qsort(v, n, sizeof *v, compare_double);
+        size_t rank = (size_t) (p / 100 * (double) n + 0.999999);
+        return v[(rank ? rank : 1) - 1];
+}
+
+/* Moves one process into --to and back home every --period-ms for
+ * --duration seconds, by writes to cgroup.procs, while a second thread
+ * reads its state from outside every --sample-ms. A sample is held
+ * against the membership when its read began: in after an odd number of
+ * moves. It times, for each move, the first sample that shows the new
+ * membership's state before the next move (the lag), and the longest
+ * stretch the state was wrong; after the last move, how long until it is
+ * right and stays right for --stable-ms. */
+static int verb_churn(void) {
+        uint64_t period = (uint64_t) arg.period_ms * 1000, *moved, *due;
+        unsigned moves = arg.period_ms > 0 ? (unsigned) (arg.duration_sec * 1000 / arg.period_ms + 0.5) : 0;
+        Sampler s = { .pid = arg.pid, .period_us = (uint64_t) arg.sample_ms * 1000,
+                      .lock = PTHREAD_MUTEX_INITIALIZER };
+        ProcessState st;
+        Observed a, b;
+        pthread_t t;
+        int r;
+
+        if (arg.pid <= 0 || !arg.to || !arg.home || moves < 2 || arg.sample_ms == 0)
+                die("churn needs --pid, --to, --home, and --duration at least two --period-ms");
+        r = process_state_read(arg.pid, &st);
+        if (r < 0)
+                die("%d: %s", (int) arg.pid, strerror(-r));
+        if (!process_state_is(&st, false, "default"))
+                die("%d does not start clean: ksm=%s mempolicy=%s", (int) arg.pid, st.ksm ? "yes" : "no", st.mempolicy);
+        moved = calloc(moves, sizeof *moved);
+        due = calloc(moves, sizeof *due);
+        if (!moved || !due)
+                die("out of memory");
+
+        observe(&a);
+        if (pthread_create(&t, NULL, sampler_run, &s) != 0)
+                die("pthread_create failed");
+        /* A period of samples of the clean state first. */
+        uint64_t start = now_usec() + period;
+        unsigned late = 0;
+        for (unsigned k = 0; k < moves; k++) {
+                char what[64];
+                snprintf(what, sizeof what, "churn: move %u", k);
+                step_begin(what);
+                due[k] = start + k * period;
+                sleep_until(due[k]);
+                moved[k] = now_usec();
+                if (moved[k] - due[k] > 10000)
+                        late++;
+                write_pid(k % 2 == 0 ? arg.to : arg.home, arg.pid);
+        }
+
+        /* After the last move: until a sample shows its state and every
+         * sample for --stable-ms after it does too, or --timeout. */
+        bool final_in = moves % 2 == 1;
+        uint64_t last = moved[moves - 1], deadline = last + (uint64_t) (arg.timeout_sec * 1e6), right_since = 0;
+        size_t seen = 0;
+        struct timespec tick = { 0, 50 * 1000000L };
+        step_begin("churn: after the last move");
+        for (;;) {
+                bool done = false;
+                pthread_mutex_lock(&s.lock);
+                if (s.error < 0) {
+                        pthread_mutex_unlock(&s.lock);
+                        die("churn: cannot read the state of %d: %s", (int) arg.pid, strerror(-s.error));
+                }
+                for (; seen < s.n; seen++) {
+                        const ChurnSample *c = &s.samples[seen];
+                        if (c->start < last)
+                                continue;
+                        if (final_in ? c->on : c->off) {
+                                if (right_since == 0)
+                                        right_since = c->end;
+                        } else
+                                right_since = 0;
+                }
+                if (right_since > 0 && seen > 0 && s.samples[seen - 1].start >= right_since + (uint64_t) arg.stable_ms * 1000)
+                        done = true;
+                if (done || now_usec() > deadline)
+                        s.stop = true;
+                pthread_mutex_unlock(&s.lock);
+                if (done || now_usec() > deadline)
+                        break;
+                nanosleep(&tick, NULL);
+        }
+        pthread_join(t, NULL);
+        alarm(0);
+        observe(&b);
+        if (s.error < 0)
+                die("churn: cannot read the state of %d: %s", (int) arg.pid, strerror(-s.error));
+
+        /* Each sample against the membership when its read began. */
+        double *lag = calloc(moves, sizeof *lag), *gap = calloc(s.n + 1, sizeof *gap),
+               *read_ms = calloc(s.n + 1, sizeof *read_ms);
+        unsigned followed = 0, after_wrong = 0, regressions = 0, n_lag = 0;
+        double longest_wrong = 0;
+        int longest_wrong_move = -1, wrong_move = -1;
+        bool longest_open = false, previous_right = true;
+        uint64_t wrong_since = 0, last_right = 0;
+        size_t i = 0;
+        if (!lag || !gap || !read_ms)
+                die("out of memory");
+        for (size_t j = 0; j < s.n; j++) {
+                read_ms[j] = (double) (s.samples[j].end - s.samples[j].start) / 1000.0;
+                if (j > 0)
+                        gap[j - 1] = (double) (s.samples[j].start - s.samples[j - 1].start) / 1000.0;
+        }
+        /* Samples before the first move: the clean state. */
+        for (; i < s.n && s.samples[i].start < moved[0]; i++)
+                if (!s.samples[i].off)
+                        die("churn: %d was not clean before the first move", (int) arg.pid);
+                else
+                        last_right = s.samples[i].end;
+        for (unsigned k = 0; k < moves; k++) {
+                uint64_t until = k + 1 < moves ? moved[k + 1] : UINT64_MAX;
+                bool in = k % 2 == 0, hit = false, right = false;
+                unsigned n = 0;
+                double k_lag = -1;
+                for (; i < s.n && s.samples[i].start < until; i++, n++) {
+                        const ChurnSample *c = &s.samples[i];
+                        bool ok = in ? c->on : c->off;
+                        if (ok) {
+                                if (!hit) {
+                                        hit = true;
+                                        k_lag = (double) (c->end - moved[k]) / 1000.0;
+                                }
+                                if (wrong_since > 0) {
+                                        double w = (double) (c->end - wrong_since) / 1000.0;
+                                        if (w > longest_wrong) {
+                                                longest_wrong = w;
+                                                longest_wrong_move = wrong_move;
+                                        }
+                                        wrong_since = 0;
+                                }
+                                last_right = c->end;
+                        } else {
+                                /* Wrong since this move, or since the last
+                                 * sample that was right after it. */
+                                if (wrong_since == 0) {
+                                        wrong_since = last_right > moved[k] ? last_right : moved[k];
+                                        wrong_move = (int) k;
+                                }
+                                if (right)
+                                        regressions++;
+                        }
+                        right = ok;
+                }
+                /* The last move's lag is the convergence, below. When the
+                 * state was wrong as this move came (the one before never
+                 * followed, or turned back), it may be what this move calls
+                 * for already: a match is then no reaction to this move,
+                 * and its lag is not counted. */
+                if (k + 1 < moves) {
+                        if (hit) {
+                                followed++;
+                                if (previous_right)
+                                        lag[n_lag++] = k_lag;
+                                else
+                                        after_wrong++;
+                        }
+                        printf("churn-move: k=%u way=%s late_ms=%.1f samples=%u followed=%s lag_ms=%.1f "
+                               "after_wrong=%s\n", k, in ? "in" : "out", (double) (moved[k] - due[k]) / 1000.0, n,
+                               hit ? "yes" : "no", hit ? k_lag : -1.0, previous_right ? "no" : "yes");
+                }
+                /* No sample in the window: not known to be right. */
+                previous_right = n > 0 && right;
+        }
+        if (wrong_since > 0 && s.n > 0) {
+                double w = (double) (s.samples[s.n - 1].end - wrong_since) / 1000.0;
+                if (w > longest_wrong) {
+                        longest_wrong = w;
+                        longest_wrong_move = wrong_move;
+                        longest_open = true;
+                }
+        }
+        double gap_max = 0, read_max = 0;
+        for (size_t j = 0; j < s.n; j++) {
+                if (j + 1 < s.n && gap[j] > gap_max)
+                        gap_max = gap[j];
+                if (read_ms[j] > read_max)
+                        read_max = read_ms[j];
+        }
+        double lag_p50 = percentile(lag, n_lag, 50), lag_p99 = percentile(lag, n_lag, 99),
+               lag_max = n_lag ? lag[n_lag - 1] : 0;
+        printf("churn: pid=%d threads=%u moves=%u period_ms=%u seconds=%.1f final=%s late_moves=%u samples=%zu "
+               "sample_ms=%u gap_p50_ms=%.1f gap_max_ms=%.1f read_p50_ms=%.1f read_max_ms=%.1f "
+               "followed=%u not_followed=%u after_wrong=%u lag_p50_ms=%.1f lag_p99_ms=%.1f lag_max_ms=%.1f "
+               "longest_wrong_ms=%.1f longest_wrong_move=%d longest_wrong_open=%s regressions=%u "
+               "converged=%s converge_ms=%.1f stable_ms=%u",
+               (int) arg.pid, st.threads, moves, arg.period_ms, (double) (last - moved[0]) / 1e6,
+               final_in ? "in" : "out", late, s.n, arg.sample_ms, percentile(gap, s.n ? s.n - 1 : 0, 50), gap_max,
+               percentile(read_ms, s.n, 50), read_max, followed, moves - 1 - followed, after_wrong, lag_p50, lag_p99, lag_max,
+               longest_wrong, longest_wrong_move, longest_open ? "yes" : "no", regressions,
+               right_since > 0 ? "yes" : "no", right_since > 0 ? (double) (right_since - last) / 1000.0 : -1.0,
+               arg.stable_ms);
+        print_observed(&a, &b);
+        putchar('\n');
+        free(lag);
+        free(gap);
+        free(read_ms);
+        free(moved);
+        free(due);
+        free(s.samples);
+        return 0;
+}
+
+/* ---- many ---- */
+
+#define MAX_MANY 256U
+
+typedef struct Poller {
+        pid_t *pids;
+        unsigned n;
+        bool on;
+        uint64_t *done;        /* when each showed the state, 0: not yet */
+        uint64_t deadline;
+        char failure[256];
+} Poller;
+
+/* Reads every process not yet done, over and over, until all show the
+ * state or the deadline passes. */
+static void *poller_run(void *p) {
+        Poller *q = p;
+        struct timespec pause = { 0, (long) arg.interval_us * 1000 };
+        unsigned left = q->n;
+
+        while (left > 0) {
+                for (unsigned i = 0; i < q->n; i++) {
+                        ProcessState s;
+                        if (q->done[i])
+                                continue;
+                        int r = process_state_read(q->pids[i], &s);
+                        if (r < 0) {
+                                snprintf(q->failure, sizeof q->failure, "cannot read the state of %d: %s",
+                                         (int) q->pids[i], strerror(-r));
+                                return NULL;
+                        }
+                        if (q->on ? process_state_is(&s, true, arg.numa_maps) : process_state_is(&s, false, "default")) {
+                                q->done[i] = now_usec();
+                                left--;
+                        } else if (now_usec() > q->deadline) {
+                                snprintf(q->failure, sizeof q->failure,
+                                         "%d did not reach ksm=%s mempolicy=%s in %.0f s: it shows ksm=%s mempolicy=%s",
+                                         (int) q->pids[i], q->on ? "yes" : "no", q->on ? arg.numa_maps : "default",
+                                         arg.timeout_sec, s.ksm ? "yes" : "no", s.mempolicy);
+                                return NULL;
+                        }
+                }
+                nanosleep(&pause, NULL);
+        }
+        return NULL;
+}
+
+/* The cgroup a process is in now, below CGROUP_ROOT, without the slash. */
+static char *process_cgroup(pid_t pid) {
+        char path[64], *line = NULL, *ret = NULL;
+        size_t cap = 0;
+
+        snprintf(path, sizeof path, "/proc/%d/cgroup", (int) pid);
+        FILE *f = fopen(path, "re");
+        if (!f)
+                die("%s: %m", path);
+        while (!ret && getline(&line, &cap, f) > 0)
+                if (strncmp(line, "0::/", 4) == 0) {
+                        line[strcspn(line, "\n")] = '\0';
+                        ret = strdup(line + 4);
+                }
+        free(line);
+        fclose(f);
+        if (!ret || !*ret)
+                die("%d: no cgroup v2 path in %s", (int) pid, path);
+        return ret;
+}
+
+/* One batch: every process moved (or given the floor's request) one after
+ * another, each timed from the batch's start until it shows the state. */
+static void many_batch(Mode mode, unsigned round, bool on, pid_t *pids, char **homes, unsigned n) {
+        uint64_t done[MAX_MANY] = {}, t0, issued;
+        Poller q = { .pids = pids, .n = n, .on = on, .done = done };
+        Observed a, b;
+        pthread_t t;
+        char what[64];
+
+        snprintf(what, sizeof what, "many: %s round %u %s", mode_names[mode], round, on ? "in" : "out");
+        step_begin(what);
+        observe(&a);
+        t0 = now_usec();
+        q.deadline = t0 + (uint64_t) (arg.timeout_sec * 1e6);
+        if (pthread_create(&t, NULL, poller_run, &q) != 0)
+                die("pthread_create failed");
+        for (unsigned i = 0; i < n; i++)
+                switch (mode) {
+                case MODE_POLICYD:
+                        write_pid(on ? arg.to : homes[i], pids[i]);
+                        break;
+                case MODE_CLI:
+                        cli_wait(cli_start(pids[i], on ? arg.ksm_on : "0", on ? arg.mempolicy : "default"), what);
+                        break;
+                case MODE_SOCKET:
+                        socket_reply(socket_request(pids[i], on ? arg.ksm_on : "0", on ? arg.mempolicy : "default"),
+                                     what);
+                        break;
+                }
+        issued = now_usec();
+        pthread_join(t, NULL);
+        if (q.failure[0])
+                die("%s: %s", what, q.failure);
+        quiet_wait();
+        observe(&b);
+        alarm(0);
+        printf("many-sample: mode=%s round=%u way=%s n=%u issued_ms=%.1f ms=", mode_names[mode], round,
+               on ? "in" : "out", n, (double) (issued - t0) / 1000.0);
+        for (unsigned i = 0; i < n; i++)
+                printf("%s%.1f", i ? "," : "", (double) (done[i] - t0) / 1000.0);
+        print_observed(&a, &b);
+        putchar('\n');
+        fflush(stdout);
+}
+
+/* --pids moved into --to all at once, then each back to the cgroup it
+ * started in, --count rounds; interleaved with the same done by
+ * sequential requests of the floors in --modes. */
+static int verb_many(void) {
+        pid_t pids[MAX_MANY];
+        char *homes[MAX_MANY], *list, *save = NULL;
+        Mode modes[MAX_MODES];
+        unsigned n = 0, n_modes = 0;
+
+        if (!arg.pids || !arg.to || arg.count == 0)
+                die("many needs --pids, --to and a positive --count");
+        list = strdup(arg.pids);
+        for (char *p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+                ProcessState s;
+                if (n == MAX_MANY)
+                        die("--pids takes at most %u", MAX_MANY);
+                pids[n] = (pid_t) atoi(p);
+                int r = process_state_read(pids[n], &s);
+                if (r < 0)
+                        die("%d: %s", (int) pids[n], strerror(-r));
+                if (!process_state_is(&s, false, "default"))
+                        die("%d does not start clean: ksm=%s mempolicy=%s", (int) pids[n], s.ksm ? "yes" : "no",
+                            s.mempolicy);
+                homes[n] = process_cgroup(pids[n]);
+                n++;
+        }
+        free(list);
+        save = NULL;
+        list = strdup(arg.modes);
+        for (char *m = strtok_r(list, ",", &save); m; m = strtok_r(NULL, ",", &save)) {
+                unsigned k;
+                for (k = 0; k < MAX_MODES && strcmp(m, mode_names[k]) != 0; k++)
+                        ;
+                if (k == MAX_MODES || n_modes == MAX_MODES)
+                        die("--modes takes policyd, socket and cli, not '%s'", m);
+                modes[n_modes++] = (Mode) k;
+        }
+        free(list);
+        if (n == 0 || n_modes == 0)
+                die("many needs processes and modes");
+        printf("many: n=%u rounds=%u modes=%s\n", n, arg.count, arg.modes);
+        fflush(stdout);
+        for (unsigned i = 0; i < arg.count; i++)
+                for (unsigned k = 0; k < n_modes; k++) {
+                        Mode m = modes[(k + i) % n_modes];
+                        many_batch(m, i, true, pids, homes, n);
+                        many_batch(m, i, false, pids, homes, n);
+                }
+        for (unsigned i = 0; i < n; i++)
+                free(homes[i]);
+        return 0;
+}
+
 /* ---- main ---- */
 
 static void help(void) {
@@ -691,6 +1151,9 @@ static void help(void) {
                "            [--settle-ms=MS]\n"
                "  child     --hold-ms=MS --numa-maps=SPELLING (exit 0: as wanted, 10: not)\n"
                "  wait      --pid=PID --want=on|off [--numa-maps=SPELLING]\n"
+               "  churn     --pid=PID --to=CGROUP --home=CGROUP --period-ms=MS --duration=SEC\n"
+               "            [--sample-ms=MS] [--stable-ms=MS] [--numa-maps=SPELLING]\n"
+               "  many      --pids=PID,... --to=CGROUP --count=ROUNDS [--modes=policyd,cli] [--injector=PATH]\n"
                "common: --timeout=SEC --interval-us=US --policyd=PID --cpu=NAME=CGROUP (CGROUP below %s)\n",
                CGROUP_ROOT);
 }
@@ -722,6 +1185,10 @@ int main(int argc, char *argv[]) {
                 { "settle-ms", required_argument, NULL, 'S' },
                 { "want", required_argument, NULL, 'W' },
                 { "cpu", required_argument, NULL, 'c' },
+                { "period-ms", required_argument, NULL, 'e' },
+                { "sample-ms", required_argument, NULL, 'a' },
+                { "stable-ms", required_argument, NULL, 'b' },
+                { "pids", required_argument, NULL, 'L' },
                 {}
         };
         const char *verb;
@@ -760,6 +1227,10 @@ int main(int argc, char *argv[]) {
                 case 'P': arg.policyd = (pid_t) atoi(optarg); break;
                 case 'S': arg.settle_ms = (unsigned) atoi(optarg); break;
                 case 'W': arg.want = optarg; break;
+                case 'e': arg.period_ms = (unsigned) atoi(optarg); break;
+                case 'a': arg.sample_ms = (unsigned) atoi(optarg); break;
+                case 'b': arg.stable_ms = (unsigned) atoi(optarg); break;
+                case 'L': arg.pids = optarg; break;
                 case 'c':
                         if (arg.n_cpu == MAX_CPU || !strchr(optarg, '='))
                                 die("--cpu takes NAME=CGROUP, at most %u times", MAX_CPU);
@@ -781,5 +1252,9 @@ int main(int argc, char *argv[]) {
                 return verb_child();
         if (strcmp(verb, "wait") == 0)
                 return verb_wait();
+        if (strcmp(verb, "churn") == 0)
+                return verb_churn();
+        if (strcmp(verb, "many") == 0)
+                return verb_many();
         die("unknown verb %s (--help)", verb);
 }
