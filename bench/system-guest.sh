@@ -47,6 +47,8 @@ pmoves=200            # moves each way (policyd, and each floor)
 pfork=100:30          # fork+exec RATE:SECONDS
 pscopes=10:30         # scope starts RATE:SECONDS, outside any group
 pidle=60
+pchurn=500:60         # churn: a move every MS, for SECONDS
+pmany=20:3            # N processes moved at once, ROUNDS of it
 for a in "$@"; do
         case $a in
         --sizes=*)         sizes=${a#*=} ;;
@@ -62,6 +64,8 @@ for a in "$@"; do
         --process-forkexec=*) pfork=${a#*=} ;;
         --process-scopes=*) pscopes=${a#*=} ;;
         --process-idle=*)  pidle=${a#*=} ;;
+        --process-churn=*) pchurn=${a#*=} ;;
+        --process-many=*)  pmany=${a#*=} ;;
         *) echo "system-guest: unknown option $a" >&2; exit 2 ;;
         esac
 done
@@ -69,6 +73,9 @@ IFS=, read -r -a size_list <<<"$sizes"
 [[ $pfork =~ ^[0-9]+:[0-9]+$ && $pscopes =~ ^[0-9]+:[0-9]+$ ]] ||
         { echo "system-guest: --process-forkexec and --process-scopes take RATE:SECONDS" >&2; exit 2; }
 pfork_rate=${pfork%:*} pfork_sec=${pfork#*:} pscope_rate=${pscopes%:*} pscope_sec=${pscopes#*:}
+[[ $pchurn =~ ^[0-9]+:[0-9]+$ && $pmany =~ ^[0-9]+:[0-9]+$ ]] ||
+        { echo "system-guest: --process-churn takes MS:SECONDS, --process-many N:ROUNDS" >&2; exit 2; }
+pchurn_ms=${pchurn%:*} pchurn_sec=${pchurn#*:} pmany_n=${pmany%:*} pmany_rounds=${pmany#*:}
 
 group=pgbench
 slice=pgbench.slice
@@ -383,7 +390,13 @@ churn_run() {
 #   forkexec  fork+exec at a rate in a member cgroup, layer on and off;
 #   scopes    scope starts at a rate in a slice no group matches, layer on
 #             (the shipped groups set KSM=) and off (they are masked);
-#   idle      injected processes in place, nothing moving.
+#   idle      injected processes in place, nothing moving;
+#   churn     a quiet process moved in and out of a member cgroup at a
+#             period, its state sampled from outside meanwhile: whether it
+#             followed each move, how far behind it was (issue 26);
+#   many      quiet processes moved into a member cgroup all at once and
+#             out again, each timed until it shows the change; against the
+#             same done by sequential calls of the helper's command line.
 
 pbench=$here/bench-process
 pgroup=pgproc
@@ -474,8 +487,8 @@ helper_calls() {
 
 # A quiet process in its own service in pghome.slice: prints its PID.
 quiet_start() {
-        local unit=$1 pid
-        systemd-run --quiet --unit="$unit" --slice=$phome_slice "$pbench" quiet --mib=32 --threads=3
+        local unit=$1 mib=${2:-32} pid
+        systemd-run --quiet --unit="$unit" --slice=$phome_slice "$pbench" quiet --mib="$mib" --threads=3
         for _ in $(seq 1 100); do
                 pid=$(systemctl show -P MainPID "$unit")
                 [[ $pid != 0 && $(find "/proc/$pid/task" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l || true) -ge 3 ]] && break
@@ -561,6 +574,48 @@ process_passes() {
                 "state=$("$pbench" wait --pid="$q" --want=on --timeout=1 >/dev/null 2>&1 && echo on || echo off)"
 }
 
+# In and out of a member cgroup every $pchurn_ms ms: does the state follow?
+# The moves are root's, into a root-owned cgroup: policyd's per-owner
+# rate limit of moves does not apply.
+process_churn() {
+        local c home m1 out cursor
+        say "process: churn, a process moved in and out of a member cgroup every $pchurn_ms ms for $pchurn_sec s"
+        m1=$(systemctl show -P ControlGroup pgproc-m1.scope)
+        c=$(quiet_start pgproc-churn)
+        home=$(systemctl show -P ControlGroup pgproc-churn.service)
+        settle >/dev/null
+        cursor=$(journal_cursor)
+        out=$("$pbench" churn --pid="$c" --to="${m1#/}" --home="${home#/}" --period-ms="$pchurn_ms" \
+                --duration="$pchurn_sec" --sample-ms=25 --stable-ms=2000 --timeout=120 "${pcpu[@]}" \
+                2>/tmp/pgbench-churn-move.err) || die "churn: $(cat /tmp/pgbench-churn-move.err)"
+        echo "$out" | sed -n 's/^churn-move: /@ kind=process-churn-move /p'
+        settle >/dev/null
+        emit kind=process-churn "$(echo "$out" | fields churn "")" \
+                "$(helper_calls "$cursor" "$c" | sed 's/\([a-z]*\)=/helper_\1=/g')"
+        systemctl stop pgproc-churn.service
+}
+
+# $pmany_n processes moved into a member cgroup at once, and out.
+process_many() {
+        local i m1 out cursor pids=() units=()
+        say "process: $pmany_n processes moved at once into a member cgroup and out, $pmany_rounds rounds," \
+                "against $pmany_n sequential command lines"
+        m1=$(systemctl show -P ControlGroup pgproc-m1.scope)
+        for i in $(seq 1 "$pmany_n"); do
+                pids+=("$(quiet_start pgproc-many-"$i" 8)")
+                units+=(pgproc-many-"$i".service)
+        done
+        settle >/dev/null
+        cursor=$(journal_cursor)
+        out=$("$pbench" many --pids="$(IFS=,; echo "${pids[*]}")" --to="${m1#/}" --count="$pmany_rounds" \
+                --modes=policyd,cli --injector="$injector" --timeout=120 "${pcpu[@]}" 2>/tmp/pgbench-many.err) ||
+                die "many: $(cat /tmp/pgbench-many.err)"
+        echo "$out" | sed -n 's/^many-sample: /@ kind=process-many /p'
+        settle >/dev/null
+        emit kind=process-many-calls processes="$pmany_n" rounds="$pmany_rounds" "$(helper_calls "$cursor")"
+        systemctl stop "${units[@]}"
+}
+
 # Nothing moves, the injected processes stay: policyd's wakeups.
 process_idle() {
         local pid before after held
@@ -636,12 +691,14 @@ process_phase() {
         [[ -x $injector ]] || die "$injector is not installed"
         [[ -d /sys/devices/system/node/node1 ]] || die "one NUMA node: interleave over 0-1 cannot be seen"
         emit kind=process-config moves="$pmoves" forkexec="$pfork_rate:$pfork_sec" scopes="$pscope_rate:$pscope_sec" \
-                idle_sec="$pidle"
+                idle_sec="$pidle" churn="$pchurn_ms:$pchurn_sec" many="$pmany_n:$pmany_rounds"
         systemctl stop policyd.service
         rm -rf /run/policyd/*
         systemctl start policyd-inject.socket
         process_move
         process_idle
+        process_churn
+        process_many
         systemctl stop pgproc-quiet.service pgproc-quiet2.service pgproc-m1.scope pgproc-m2.scope
         for layer in on off; do process_forkexec_run "$layer"; done
         for layer in off on; do process_scopes_run "$layer"; done
