@@ -104,7 +104,15 @@ static bool strv_contains_str(char *const *v, const char *s) {
 typedef struct TierDecision {
         const char *swap_max_zero;   /* reason, when memory.swap.max must be 0 */
         const char *writeback_off;   /* reason, when memory.zswap.writeback must be 0 */
+        const char *zswap_max_zero;  /* reason, when memory.zswap.max must be 0 */
 } TierDecision;
+
+#define NO_ZSWAP_REASON \
+        "SwapTiers= does not list zswap: no zswap (memory.zswap.max=0; zswap is not a swap tier, swap tiers v10)"
+#define ZSWAP_ONLY_REASON "SwapTiers=zswap: zswap only, no writeback to swap devices"
+#define ZSWAP_NEEDS_A_TIER_REASON \
+        "zswap needs a swap tier the cgroup may use for the slots of its pages, and every tier the kernel " \
+        "defines has the name of a SwapTiers= keyword"
 
 static void plan_swap_tiers(CgroupPlan *p, const ResolvedKnob *k, const SystemFacts *facts, TierDecision *d) {
         assert(p && k && k->set && d);
@@ -117,24 +125,32 @@ static void plan_swap_tiers(CgroupPlan *p, const ResolvedKnob *k, const SystemFa
 
         if (facts && facts->swap_tiers && defined && *defined) {
                 /* memory.swap.tiers.max: "TIER max|0", one line per tier the
-                 * kernel defines, so that the file says all of it. */
-                if (zswap_only) {
-                        /* zswap still needs a slot on some device: keep
-                         * every tier, forbid writeback. */
-                        d->writeback_off = "SwapTiers=zswap: zswap only, no writeback to swap devices";
-                        return;
-                }
-                /* A kernel tier named none or zswap: in SwapTiers= those
-                 * are keywords, so no group allows it (and it is denied
-                 * like any tier not listed). */
+                 * kernel defines, so that the file says all of it. zswap is
+                 * not a tier: it stores a page only where a tier the cgroup
+                 * may use has a slot for it, and writes back there. So zswap
+                 * only is every tier allowed with writeback off, and a list
+                 * without zswap is memory.zswap.max=0. */
+                bool any_allowed = false;
                 GString *content = g_string_new(NULL);
-                for (char *const *t = defined; *t; t++)
+                for (char *const *t = defined; *t; t++) {
+                        /* A kernel tier named none or zswap: in SwapTiers= those
+                         * are keywords, so no group allows it (and it is denied
+                         * like any tier not listed). */
+                        bool allowed = !none && !swap_tier_is_keyword(*t) &&
+                                       (zswap_only || strv_contains_str(tiers, *t));
+                        any_allowed |= allowed;
                         g_string_append_printf(content, "%s%s %s", content->len > 0 ? "\n" : "", *t,
-                                               !none && !swap_tier_is_keyword(*t) && strv_contains_str(tiers, *t)
-                                                       ? "max"
-                                                       : "0");
+                                               allowed ? "max" : "0");
+                }
                 cgroup_plan_add(p, BACKEND_CGROUP_FILE, KNOB_SWAP_TIERS, SWAP_TIERS_FILE, g_string_free(content, FALSE),
                                 NULL);
+                if (zswap_only) {
+                        d->writeback_off = ZSWAP_ONLY_REASON;
+                        if (!any_allowed)
+                                cgroup_plan_add(p, BACKEND_NOT_ENFORCEABLE, KNOB_SWAP_TIERS, SWAP_TIERS_FILE,
+                                                g_strdup(SWAP_TIER_ZSWAP), ZSWAP_NEEDS_A_TIER_REASON);
+                } else if (!strv_contains_str(tiers, SWAP_TIER_ZSWAP))
+                        d->zswap_max_zero = NO_ZSWAP_REASON;
                 for (char *const *t = defined; *t; t++)
                         if (swap_tier_is_keyword(*t)) {
                                 g_autofree char *reason = g_strdup_printf(
@@ -290,7 +306,14 @@ int cgroup_plan_build(const Resolution *r, const SystemFacts *facts, PlanFlags f
                                 systemd ? "systemd has no property for memory.swap.high" : NULL);
 
         k = &r->knobs[KNOB_ZSWAP_MAX];
-        if (k->set)
+        if (tiers.zswap_max_zero) {
+                if (systemd)
+                        cgroup_plan_add(p, BACKEND_SYSTEMD_PROPERTY, KNOB_ZSWAP_MAX, "MemoryZSwapMax", g_strdup("0"),
+                                        tiers.zswap_max_zero);
+                else
+                        cgroup_plan_add(p, BACKEND_CGROUP_FILE, KNOB_ZSWAP_MAX, "memory.zswap.max", g_strdup("0"),
+                                        tiers.zswap_max_zero);
+        } else if (k->set)
                 plan_limit(p, KNOB_ZSWAP_MAX, k, systemd, swap_total);
 
         k = &r->knobs[KNOB_ZSWAP_WRITEBACK];

@@ -730,7 +730,9 @@ static void test_plan_tiers_unknown_tier_not_enforceable(void) {
         g_assert_nonnull(strstr(ne->reason, "'nvme'"));
 }
 
-static void test_plan_tiers_zswap_only_turns_off_writeback(void) {
+/* zswap is not a tier: it needs a slot on a tier the cgroup may use, so
+ * zswap only is every tier allowed, and no writeback (issue 24, gap 9). */
+static void test_plan_tiers_zswap_only_allows_tiers_not_writeback(void) {
         g_autoptr(TestResolution) r = res_new();
         g_autoptr(SystemFacts) f = facts_new(true, "fast slow", 0);
 
@@ -739,7 +741,46 @@ static void test_plan_tiers_zswap_only_turns_off_writeback(void) {
         g_autoptr(CgroupPlan) p = build(r, f, 0);
         g_assert_cmpstr(plan_get(p, BACKEND_CGROUP_FILE, "memory.zswap.writeback")->value, ==, "0");
         g_assert_cmpuint(plan_count(p, "memory.zswap.writeback"), ==, 1);
-        assert_plan_lacks(p, "memory.swap.tiers.max");
+        g_assert_cmpstr(plan_get(p, BACKEND_CGROUP_FILE, "memory.swap.tiers.max")->value, ==, "fast max\nslow max");
+        assert_plan_lacks(p, "memory.zswap.max");
+
+        /* Only tiers named as keywords, which no group can allow: said. */
+        g_autoptr(SystemFacts) keywords = facts_new(true, "zswap none", 0);
+        g_autoptr(CgroupPlan) q = build(r, keywords, 0);
+        g_assert_cmpstr(plan_get(q, BACKEND_CGROUP_FILE, "memory.swap.tiers.max")->value, ==, "zswap 0\nnone 0");
+        bool said = false;
+        for (guint i = 0; i < q->items->len; i++) {
+                const PlanItem *it = g_ptr_array_index(q->items, i);
+                said |= it->backend == BACKEND_NOT_ENFORCEABLE && strstr(it->reason, "zswap needs a swap tier");
+        }
+        g_assert_true(said);
+}
+
+/* A list without zswap: no zswap, also over ZSwapMax= (issue 24, gap 8);
+ * through systemd where it holds the cgroup. none too. */
+static void test_plan_tiers_without_zswap_turn_zswap_off(void) {
+        static const char *const lists[] = { "fast", "slow fast", SWAP_TIER_NONE };
+        g_autoptr(SystemFacts) f = facts_new(true, "fast slow", 0);
+
+        for (size_t i = 0; i < G_N_ELEMENTS(lists); i++) {
+                g_autoptr(TestResolution) r = res_new();
+                res_set_tiers(r, lists[i]);
+                res_set_bytes(r, KNOB_ZSWAP_MAX, 1 << 30);
+                g_autoptr(CgroupPlan) p = build(r, f, 0);
+                const PlanItem *it = plan_get(p, BACKEND_CGROUP_FILE, "memory.zswap.max");
+                g_assert_cmpstr(it->value, ==, "0");
+                g_assert_nonnull(strstr(it->reason, "does not list zswap"));
+                g_assert_cmpuint(plan_count(p, "memory.zswap.max"), ==, 1);
+                g_autoptr(CgroupPlan) s = build(r, f, PLAN_SYSTEMD_MANAGED);
+                g_assert_cmpstr(plan_get(s, BACKEND_SYSTEMD_PROPERTY, "MemoryZSwapMax")->value, ==, "0");
+        }
+        /* Listed: ZSwapMax= as the group says. */
+        g_autoptr(TestResolution) r = res_new();
+        res_set_tiers(r, "fast zswap");
+        res_set_bytes(r, KNOB_ZSWAP_MAX, 1 << 30);
+        g_autoptr(CgroupPlan) p = build(r, f, 0);
+        g_assert_cmpstr(plan_get(p, BACKEND_CGROUP_FILE, "memory.zswap.max")->value, ==, "1073741824");
+        g_assert_cmpstr(plan_get(p, BACKEND_CGROUP_FILE, "memory.swap.tiers.max")->value, ==, "fast max\nslow 0");
 }
 
 /* none and zswap are legal kernel tier names, and SwapTiers= keywords: the
@@ -1868,7 +1909,7 @@ static void test_apply_swap_tiers_every_line_tried(Tree *t, gconstpointer data) 
         g_autofree char *content = NULL;
 
         put(t->unit, "memory.swap.tiers.max", "fast max\nmid max\nslow max\n");
-        res_set_tiers(r, "slow");
+        res_set_tiers(r, "slow zswap"); /* zswap listed: no memory.zswap.max in the record */
         g_autoptr(CgroupPlan) p = build(r, f, 0);
         g_assert_cmpint(cgroup_apply_plan_with_hooks(t->cgroupfs, UNIT, p, rec, 0, &hooks, report), ==, -EINVAL);
 
@@ -2150,8 +2191,9 @@ int main(int argc, char **argv) {
         g_test_add_func("/cgroup-apply/tiers/none-denies-every-tier", test_plan_tiers_none_denies_every_tier);
         g_test_add_func("/cgroup-apply/tiers/unknown-tier-not-enforceable",
                         test_plan_tiers_unknown_tier_not_enforceable);
-        g_test_add_func("/cgroup-apply/tiers/zswap-only-turns-off-writeback",
-                        test_plan_tiers_zswap_only_turns_off_writeback);
+        g_test_add_func("/cgroup-apply/tiers/zswap-only-allows-tiers-not-writeback",
+                        test_plan_tiers_zswap_only_allows_tiers_not_writeback);
+        g_test_add_func("/cgroup-apply/tiers/without-zswap-no-zswap", test_plan_tiers_without_zswap_turn_zswap_off);
         g_test_add_func("/cgroup-apply/tiers/no-kernel-none-is-swap-max-zero",
                         test_plan_no_tiers_none_is_swap_max_zero);
         g_test_add_func("/cgroup-apply/tiers/no-kernel-none-through-systemd", test_plan_no_tiers_none_through_systemd);
