@@ -279,6 +279,7 @@ int bad_reply(const char *method, int r) {
 typedef struct DaemonState {
         char *version;
         char *processes;
+        char *swap;
         char *attributes;
         char *managers;
         char *records;
@@ -290,9 +291,25 @@ typedef struct DaemonState {
 static void daemon_state_done(DaemonState *s) {
         g_free(s->version);
         g_free(s->processes);
+        g_free(s->swap);
         g_free(s->attributes);
         g_free(s->managers);
         g_free(s->records);
+}
+
+/* The string properties, and where each goes. */
+static char **daemon_state_string(DaemonState *s, const char *name) {
+        const struct {
+                const char *name;
+                char **slot;
+        } strings[] = {
+                { "Version", &s->version },       { "Processes", &s->processes }, { "Swap", &s->swap },
+                { "Attributes", &s->attributes }, { "Records", &s->records },     { "Managers", &s->managers },
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(strings); i++)
+                if (streq(strings[i].name, name))
+                        return strings[i].slot;
+        return NULL;
 }
 
 /* The reply to Properties.GetAll. */
@@ -303,40 +320,17 @@ static int parse_daemon_state(sd_bus_message *reply, DaemonState *ret) {
         r = sd_bus_message_enter_container(reply, 'a', "{sv}");
         while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
                 const char *name, *str;
+                char **slot;
                 int b = 0;
 
                 r = sd_bus_message_read(reply, "s", &name);
                 if (r < 0)
                         break;
-                if (streq(name, "Version")) {
+                if ((slot = daemon_state_string(&s, name))) {
                         r = sd_bus_message_read(reply, "v", "s", &str);
                         if (r >= 0) {
-                                g_free(s.version);
-                                s.version = g_strdup(str);
-                        }
-                } else if (streq(name, "Processes")) {
-                        r = sd_bus_message_read(reply, "v", "s", &str);
-                        if (r >= 0) {
-                                g_free(s.processes);
-                                s.processes = g_strdup(str);
-                        }
-                } else if (streq(name, "Attributes")) {
-                        r = sd_bus_message_read(reply, "v", "s", &str);
-                        if (r >= 0) {
-                                g_free(s.attributes);
-                                s.attributes = g_strdup(str);
-                        }
-                } else if (streq(name, "Records")) {
-                        r = sd_bus_message_read(reply, "v", "s", &str);
-                        if (r >= 0) {
-                                g_free(s.records);
-                                s.records = g_strdup(str);
-                        }
-                } else if (streq(name, "Managers")) {
-                        r = sd_bus_message_read(reply, "v", "s", &str);
-                        if (r >= 0) {
-                                g_free(s.managers);
-                                s.managers = g_strdup(str);
+                                g_free(*slot);
+                                *slot = g_strdup(str);
                         }
                 } else if (streq(name, "DryRun")) {
                         r = sd_bus_message_read(reply, "v", "b", &b);
@@ -571,6 +565,8 @@ static void print_status_json(const DaemonState *s, const GPtrArray *groups, con
                                s->n_need_daemon_reload);
         json_append_field(out, "processes", s->processes, true);
         g_string_append_c(out, ',');
+        json_append_field(out, "swap", s->swap, true);
+        g_string_append_c(out, ',');
         json_append_field(out, "attributes", s->attributes, true);
         g_string_append_c(out, ',');
         json_append_field(out, "managers", s->managers, true);
@@ -621,6 +617,8 @@ static void print_status_text(const DaemonState *s, const GPtrArray *groups, con
                s->n_errors + s->n_warnings > 0 ? " (see: policyctl verify)" : "");
         if (s->processes)
                 printf("   Processes: %s\n", s->processes);
+        if (s->swap)
+                printf("        Swap: %s\n", s->swap);
         if (s->attributes)
                 printf("  Attributes: %s\n", s->attributes);
         if (s->managers)

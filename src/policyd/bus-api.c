@@ -22,6 +22,7 @@
 #include "rate-limit.h"
 #include "self-assign.h"
 #include "state-store.h"
+#include "swap-watch.h"
 #include "target-argument.h"
 #include "util.h"
 
@@ -801,6 +802,10 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
                 g_autofree char *text = process_watch_describe(m->processes, execs);
                 return sd_bus_message_append(reply, "s", text);
         }
+        if (streq(property, "Swap")) {
+                g_autofree char *text = swap_watch_describe(m->swap);
+                return sd_bus_message_append(reply, "s", text);
+        }
         if (streq(property, "Attributes")) {
                 g_autofree char *text = attr_watch_describe(m->attributes);
                 return sd_bus_message_append(reply, "s", text);
@@ -839,6 +844,7 @@ static const sd_bus_vtable manager_vtable[] = {
         /* Counters of the moment (watches, cgroups waiting), read on demand:
          * announcing each would be a signal at every unit start and exec. */
         SD_BUS_PROPERTY("Processes", "s", property_get, 0, 0),
+        SD_BUS_PROPERTY("Swap", "s", property_get, 0, 0),
         SD_BUS_PROPERTY("Attributes", "s", property_get, 0, 0),
         /* Announced by the manager (manager_properties_changed()). */
         SD_BUS_PROPERTY("Managers", "s", property_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION),

@@ -19,6 +19,7 @@
 #include "message-ids.h"
 #include "process-watch.h"
 #include "state-store.h"
+#include "swap-watch.h"
 #include "systemd-watch.h"
 #include "user-managers.h"
 #include "util.h"
@@ -401,6 +402,25 @@ void manager_refresh_all(Manager *m) {
         }
 
         resolve_all(m, true);
+}
+
+void manager_swap_changed(Manager *m) {
+        g_autoptr(SystemFacts) facts = NULL;
+        int r;
+
+        r = system_facts_probe("/sys", "/proc", &facts);
+        if (r < 0) {
+                log_warning_errno(r, "Failed to probe swap facilities: %m");
+                return;
+        }
+        if (system_facts_equal(m->facts, facts))
+                return;
+        log_info("Swap changed (%" PRIu64 " MiB of swap%s%s): applying every subject again.",
+                 facts->swap_total >> 20, facts->swap_tiers ? ", tiers " : "",
+                 facts->swap_tiers ? (facts->tier_names[0] ? "defined" : "none defined") : "");
+        system_facts_free(m->facts);
+        m->facts = TAKE_PTR(facts);
+        resolve_all(m, false);
 }
 
 /* After policyd's own reload: every subject resolved again from what policyd
@@ -985,6 +1005,9 @@ int manager_new(const char *cgroup_root, bool dry_run, bool once, bool revert, M
         r = attr_watch_new(m, &m->attributes);
         if (r < 0)
                 return log_error_errno(r, "Failed to set up the attribute watch: %m");
+        r = swap_watch_new(m, &m->swap);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up the swap watch: %m");
 
         if (revert)
                 /* Left as they are: a reinstall finds them again. */
@@ -1037,6 +1060,7 @@ Manager *manager_free(Manager *m) {
         /* Before the subjects, which tell both when they go. */
         m->processes = process_watch_free(m->processes);
         m->attributes = attr_watch_free(m->attributes);
+        m->swap = swap_watch_free(m->swap);
         g_hash_table_unref(m->user_names);
         g_hash_table_unref(m->write_buckets);
         manager_checkpoint_records(m);

@@ -14,6 +14,8 @@
  *     attr-watch.c     changes of cgroup xattrs, for [Match] XAttr= and
  *                      self-requests
  *     exec-watch.c     exec events from the proc connector, for Executable=
+ *     swap-watch.c     swap devices and tiers that change: percentages of
+ *                      swap and SwapTiers= planned again
  *     process-*.c      the processes of member cgroups: KSM= and NUMAPolicy=
  *                      through the injector helper (inject-client.c);
  *                      process-watch.h is its interface, and
@@ -62,6 +64,7 @@
 typedef struct ProcessWatch ProcessWatch;
 typedef struct ExecWatch ExecWatch;
 typedef struct AttrWatch AttrWatch;
+typedef struct SwapWatch SwapWatch;
 typedef struct SystemdLink SystemdLink;
 typedef struct CandidateData CandidateData;
 typedef struct CgroupHandle CgroupHandle;
@@ -118,6 +121,7 @@ struct Manager {
         ProcessWatch *processes;   /* KSM= and NUMAPolicy= in running processes */
         ExecWatch *exec_events;    /* the proc connector, for Executable= (feeds processes) */
         AttrWatch *attributes;     /* xattr changes of subjects' cgroups */
+        SwapWatch *swap;           /* swapon, swapoff and swap tiers, between reloads */
         unsigned reconnect_attempt;
         sd_event_source *reconnect_timer;
         sd_event_source *rescan_timer;
@@ -159,6 +163,10 @@ void manager_refresh_subject(Subject *s);
 /* A user manager's unit subject is freed: its link holds one fewer. */
 void manager_user_unit_gone(Manager *m, uid_t uid);
 void manager_refresh_all(Manager *m);
+/* Swap devices or tiers may have changed (swap-watch.c): probes what the
+ * kernel offers again and, where a plan would read something else, applies
+ * every subject again from what policyd knows. */
+void manager_swap_changed(Manager *m);
 /* A systemd finished a daemon-reload: generator drop-ins are fresh again. */
 void manager_systemd_reloaded(SystemdLink *l);
 /* The manager a subject's unit belongs to; NULL for a cgroup no unit owns,

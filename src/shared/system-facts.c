@@ -23,6 +23,7 @@ SystemFacts *system_facts_free(SystemFacts *f) {
         if (!f)
                 return NULL;
         g_strfreev(f->tier_names);
+        g_free(f->tiers_text);
         g_free(f);
         return NULL;
 }
@@ -113,6 +114,21 @@ static bool release_at_least(const char *release, unsigned major, unsigned minor
         return a > major || (a == major && b >= minor);
 }
 
+static bool strv_equal_or_empty(char *const *a, char *const *b) {
+        for (; a && *a; a++, b++)
+                if (!b || !*b || !streq(*a, *b))
+                        return false;
+        return !b || !*b;
+}
+
+bool system_facts_equal(const SystemFacts *a, const SystemFacts *b) {
+        if (!a || !b)
+                return a == b;
+        return a->swap_tiers == b->swap_tiers && a->swap_total == b->swap_total &&
+               a->zswap_writeback == b->zswap_writeback && streq_ptr(a->tiers_text, b->tiers_text) &&
+               strv_equal_or_empty(a->tier_names, b->tier_names);
+}
+
 int system_facts_probe(const char *sysfs_root, const char *proc_root, SystemFacts **ret) {
         g_autoptr(SystemFacts) f = g_new0(SystemFacts, 1);
         g_autofree char *tiers_path = g_build_filename(sysfs_root ?: "/sys", "kernel/mm/swap/tiers", NULL);
@@ -125,9 +141,10 @@ int system_facts_probe(const char *sysfs_root, const char *proc_root, SystemFact
                 return -EINVAL;
 
         f->swap_tiers = g_file_test(tiers_path, G_FILE_TEST_EXISTS);
-        if (f->swap_tiers && g_file_get_contents(tiers_path, &text, NULL, NULL))
+        if (f->swap_tiers && g_file_get_contents(tiers_path, &text, NULL, NULL)) {
                 f->tier_names = parse_tier_names(text);
-        else
+                f->tiers_text = TAKE_PTR(text);
+        } else
                 f->tier_names = g_new0(char *, 1);
         g_clear_pointer(&text, g_free);
 

@@ -15,6 +15,7 @@ typedef struct SystemFacts {
         bool swap_tiers;       /* /sys/kernel/mm/swap/tiers exists (swap tiers v10) */
         char **tier_names;     /* tiers defined there, NULL-terminated */
         uint64_t swap_total;   /* bytes, from /proc/swaps; for percent limits */
+        char *tiers_text;      /* the tiers file as read (NULL: none), to see a tier redefined */
         bool zswap_writeback;  /* memory.zswap.writeback exists (6.8+): probed as zswap built in
                                 * (SYSFS/module/zswap) and PROC/sys/kernel/osrelease >= 6.8,
                                 * since the file is not on the cgroup root */
@@ -33,6 +34,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(SystemFacts, system_facts_free)
 uint64_t swap_total_parse(const char *text);
 /* sysfs_root: "/sys" normally; proc_root: "/proc". A test passes a fake tree. */
 int system_facts_probe(const char *sysfs_root, const char *proc_root, SystemFacts **ret);
+/* Whether two probes differ in what a plan may read of them: the swap
+ * total, the tiers (as the kernel prints them: a tier redefined too), and
+ * the knobs the kernel has. NULL equals only NULL. */
+bool system_facts_equal(const SystemFacts *a, const SystemFacts *b);
 /* A warning for each tier the kernel defines under a keyword's name, which
  * no SwapTiers= can allow; tiers_path names the file in it. */
 void system_facts_diagnose(const SystemFacts *f, const char *tiers_path, Diagnostics *d);

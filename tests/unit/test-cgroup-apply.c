@@ -917,6 +917,42 @@ static void test_probe_fake_tree(Tree *t, gconstpointer data) {
         g_assert_true(f->zswap_writeback);
 }
 
+/* What swap-watch.c compares: a probe after a swapoff, a tier redefined
+ * (same names, other priorities) or a tier added differs; the same tree
+ * probed again does not. */
+static void test_probe_facts_equal(Tree *t, gconstpointer data) {
+        g_autofree char *sys = g_build_filename(t->root, "sys", NULL);
+        g_autofree char *proc = g_build_filename(t->root, "proc", NULL);
+        const char *header = "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n";
+        g_autofree char *both = g_strconcat(header, "/dev/zram0 partition 1048572 0 100\n",
+                                            "/dev/vdb partition 2097148 0 10\n", NULL);
+        g_autofree char *zram = g_strconcat(header, "/dev/zram0 partition 1048572 0 100\n", NULL);
+        g_autoptr(SystemFacts) a = NULL, b = NULL, c = NULL, d = NULL, e = NULL;
+
+        put(sys, "kernel/mm/swap/tiers", "Name Idx PrioStart PrioEnd\nfast 0 100 32767\nslow 1 -1 99\n");
+        put(proc, "swaps", both);
+        g_assert_cmpint(system_facts_probe(sys, proc, &a), ==, 0);
+        g_assert_cmpint(system_facts_probe(sys, proc, &b), ==, 0);
+        g_assert_true(system_facts_equal(a, b));
+        g_assert_true(system_facts_equal(NULL, NULL));
+        g_assert_false(system_facts_equal(a, NULL));
+
+        put(proc, "swaps", zram); /* swapoff /dev/vdb */
+        g_assert_cmpint(system_facts_probe(sys, proc, &c), ==, 0);
+        g_assert_false(system_facts_equal(a, c));
+
+        put(proc, "swaps", both);
+        put(sys, "kernel/mm/swap/tiers", "Name Idx PrioStart PrioEnd\nfast 0 50 32767\nslow 1 -1 49\n");
+        g_assert_cmpint(system_facts_probe(sys, proc, &d), ==, 0);
+        g_assert_cmpstr(d->tier_names[0], ==, "fast");
+        g_assert_false(system_facts_equal(a, d)); /* redefined: the same names */
+
+        put(sys, "kernel/mm/swap/tiers",
+            "Name Idx PrioStart PrioEnd\nfast 0 100 32767\nmid 2 50 99\nslow 1 -1 49\n");
+        g_assert_cmpint(system_facts_probe(sys, proc, &e), ==, 0);
+        g_assert_false(system_facts_equal(a, e));
+}
+
 static void test_probe_plain_kernel(Tree *t, gconstpointer data) {
         g_autofree char *sys = g_build_filename(t->root, "sys", NULL);
         g_autofree char *proc = g_build_filename(t->root, "proc", NULL);
@@ -2205,6 +2241,7 @@ int main(int argc, char **argv) {
 
         ADD_TREE("probe/fake-tree", test_probe_fake_tree);
         ADD_TREE("probe/plain-kernel", test_probe_plain_kernel);
+        ADD_TREE("probe/facts-equal", test_probe_facts_equal);
         ADD_TREE("probe/tolerates-odd-tier-lines", test_probe_tolerates_odd_tier_lines);
         ADD_TREE("probe/keeps-tiers-named-name", test_probe_keeps_tiers_named_name);
 

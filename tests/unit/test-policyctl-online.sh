@@ -202,8 +202,10 @@ pretty_and_full show beta
 check_json "status --json is one object with the daemon's state and the groups" '
 import time
 assert set(d) == {"version", "dry_run", "n_groups", "n_members", "config_errors", "config_warnings",
-                  "units_need_daemon_reload", "processes", "attributes", "managers", "records", "last_reload_usec",
-                  "last_reload", "write_failures", "groups"}, sorted(d)
+                  "units_need_daemon_reload", "processes", "swap", "attributes", "managers", "records",
+                  "last_reload_usec", "last_reload", "write_failures", "groups"}, sorted(d)
+# /proc/swaps is followed (the daemon reads the host'"'"'s).
+assert d["swap"].startswith("swapon and swapoff followed (/proc/swaps)"), d["swap"]
 assert d["units_need_daemon_reload"] == 0, d
 # Nothing is applied yet: no write has failed.
 assert d["write_failures"] == {"knobs": 0, "units": 0, "cgroups": 0}, d["write_failures"]
