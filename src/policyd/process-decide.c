@@ -140,7 +140,12 @@ static void queue_injection(ProcessWatch *w, ProcessRecord *r, const ProcessWant
  * groups want, what the process has taken as unknown, goes out as an
  * injection with ensure=1; the helper reads first and sets only what
  * differs. False: a query first (or nothing to set, which the query's
- * answer explains). */
+ * answer explains). A step that takes back what policyd set also asks
+ * first and decides on the answer, with the memberships known then: at a
+ * restart a process is placed before its cgroup's groups are all known,
+ * and an undo decided on that would turn KSM off and on again (seen in
+ * bench/run-system's restart pass: two injections into a process already
+ * right). */
 static bool decide_without_query(ProcessWatch *w, ProcessRecord *r) {
         const GPtrArray *members = process_record_memberships(w, r);
         ProcessWant want = { .knobs.ksm = -1 };
@@ -152,7 +157,7 @@ static bool decide_without_query(ProcessWatch *w, ProcessRecord *r) {
                 return false;
         process_want_for(w->manager->policies, members, NULL, &want);
         process_step_for(&want, &unknown, &r->applied, &step);
-        if (!process_step_is_empty(&step)) {
+        if (!process_step_is_empty(&step) && !step.undo_ksm && !step.undo_mempolicy) {
                 queue_injection(w, r, &want, &step, true);
                 queued = true;
         }

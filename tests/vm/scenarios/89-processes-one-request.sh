@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Issue 26, item 1: one request a move. A group with ApplyToRunning=yes,
+# Issue 26, item 1: one request a move in. A group with ApplyToRunning=yes,
 # KSM=yes and NUMAPolicy=local and no Executable=: what a process should
 # carry does not depend on its executable, so policyd sends one request
 # (ensure=1) and the helper reads, sets what differs and answers once.
@@ -9,7 +9,7 @@
 # the journal. And what the process had already is not policyd's: a
 # process that turned KSM on and chose the local policy itself is not
 # stopped when it moves in (the helper answers "queried"), and keeps both
-# when it moves out again; one that policyd set is undone.
+# when it moves out again; one that policyd set is undone, after a query.
 set -euo pipefail
 . "$SCENARIO_DIR/lib.sh"
 . "$SCENARIO_DIR/policyd-lib.sh"
@@ -68,13 +68,14 @@ echo "requests for the move in: $((n1 - n0))"
 (( n1 - n0 == 1 )) || fail "the move in took $((n1 - n0)) injector requests, not 1"
 policyctl explain "$plain" | grep -qE "^ *$plain +injected" || fail "explain $plain does not say injected: $(policyctl explain "$plain")"
 
-# 2. Out: one request, which takes back what policyd set.
+# 2. Out: a query, then the injection that takes back what policyd set (an
+# undo is decided on the answer, with the groups known then).
 echo "$plain" > "$cg$(unit_cgroup pgt-one-plain.service)/cgroup.procs"
 wait_for "KSM off and default again in $plain" state_is "$plain" no default
 wait_for "nothing pending for $plain" bash -c "! policyctl explain $plain 2>/dev/null | grep -q pending"
 n2=$(requests)
 echo "requests for the move out: $((n2 - n1))"
-(( n2 - n1 == 1 )) || fail "the move out took $((n2 - n1)) injector requests, not 1"
+(( n2 - n1 == 2 )) || fail "the move out took $((n2 - n1)) injector requests, not 2 (a query, then the undo)"
 
 # 3. A process that has it all already: one request, answered as a query,
 # nothing stopped; as-wanted.
