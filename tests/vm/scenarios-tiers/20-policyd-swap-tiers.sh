@@ -11,7 +11,7 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=tiers-lib.sh
 . "$(dirname "$0")/tiers-lib.sh"
 tiers_require
-command -v policyd >/dev/null || skip "policyd is not installed in the guest"
+systemctl cat policyd.service >/dev/null 2>&1 || skip "policyd.service is not installed in the guest"
 pgt_setup
 tiers_define
 
