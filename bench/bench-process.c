@@ -537,25 +537,32 @@ static void move_sample(Mode mode, unsigned i) {
         fflush(stdout);
 }
 
-static int verb_move(void) {
-        Mode modes[MAX_MODES];
-        unsigned n_modes = 0;
-        ProcessState s;
-        char *list, *save = NULL;
-        int r;
+/* --modes=policyd,socket,cli: into modes (MAX_MODES of them); the count. */
+static unsigned parse_modes(const char *arg_modes, Mode *modes) {
+        char *list = strdup(arg_modes), *save = NULL;
+        unsigned n = 0;
 
-        if (arg.pid <= 0 || !arg.to || !arg.home || arg.count == 0)
-                die("move needs --pid, --to, --home and a positive --count");
-        list = strdup(arg.modes);
         for (char *m = strtok_r(list, ",", &save); m; m = strtok_r(NULL, ",", &save)) {
                 unsigned k;
                 for (k = 0; k < MAX_MODES && strcmp(m, mode_names[k]) != 0; k++)
                         ;
-                if (k == MAX_MODES || n_modes == MAX_MODES)
+                if (k == MAX_MODES || n == MAX_MODES)
                         die("--modes takes policyd, socket and cli, not '%s'", m);
-                modes[n_modes++] = (Mode) k;
+                modes[n++] = (Mode) k;
         }
         free(list);
+        return n;
+}
+
+static int verb_move(void) {
+        Mode modes[MAX_MODES];
+        unsigned n_modes;
+        ProcessState s;
+        int r;
+
+        if (arg.pid <= 0 || !arg.to || !arg.home || arg.count == 0)
+                die("move needs --pid, --to, --home and a positive --count");
+        n_modes = parse_modes(arg.modes, modes);
         r = process_state_read(arg.pid, &s);
         if (r < 0)
                 die("%d: %s", (int) arg.pid, strerror(-r));
@@ -1112,17 +1119,7 @@ static int verb_many(void) {
                 n++;
         }
         free(list);
-        save = NULL;
-        list = strdup(arg.modes);
-        for (char *m = strtok_r(list, ",", &save); m; m = strtok_r(NULL, ",", &save)) {
-                unsigned k;
-                for (k = 0; k < MAX_MODES && strcmp(m, mode_names[k]) != 0; k++)
-                        ;
-                if (k == MAX_MODES || n_modes == MAX_MODES)
-                        die("--modes takes policyd, socket and cli, not '%s'", m);
-                modes[n_modes++] = (Mode) k;
-        }
-        free(list);
+        n_modes = parse_modes(arg.modes, modes);
         if (n == 0 || n_modes == 0)
                 die("many needs processes and modes");
         printf("many: n=%u rounds=%u modes=%s\n", n, arg.count, arg.modes);

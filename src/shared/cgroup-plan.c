@@ -230,6 +230,20 @@ static void plan_limit(CgroupPlan *p, Knob knob, const ResolvedKnob *k, bool sys
                                 format_limit_for_kernel(&k->value.limit, swap_total), NULL);
 }
 
+/* A limit of 0 that SwapTiers= decided (reason), over what the group's
+ * SwapMax= or ZSwapMax= says. */
+static void plan_zero_limit(CgroupPlan *p, Knob knob, bool systemd, const char *reason) {
+        bool swap = knob == KNOB_SWAP_MAX;
+
+        assert(knob == KNOB_SWAP_MAX || knob == KNOB_ZSWAP_MAX);
+        if (systemd)
+                cgroup_plan_add(p, BACKEND_SYSTEMD_PROPERTY, knob, swap ? "MemorySwapMax" : "MemoryZSwapMax",
+                                g_strdup("0"), reason);
+        else
+                cgroup_plan_add(p, BACKEND_CGROUP_FILE, knob, swap ? "memory.swap.max" : "memory.zswap.max",
+                                g_strdup("0"), reason);
+}
+
 /* The root cgroup has none of the knob files a plan writes: each is
  * CFTYPE_NOT_ON_ROOT in the kernel (memory.swap.tiers.max too, swap tiers
  * v10), and systemd writes no limit for -.slice. What would go there is
@@ -286,14 +300,9 @@ int cgroup_plan_build(const Resolution *r, const SystemFacts *facts, PlanFlags f
                 plan_swap_tiers(tier_items, &r->knobs[KNOB_SWAP_TIERS], facts, &tiers);
 
         k = &r->knobs[KNOB_SWAP_MAX];
-        if (tiers.swap_max_zero) {
-                if (systemd)
-                        cgroup_plan_add(p, BACKEND_SYSTEMD_PROPERTY, KNOB_SWAP_MAX, "MemorySwapMax", g_strdup("0"),
-                                        tiers.swap_max_zero);
-                else
-                        cgroup_plan_add(p, BACKEND_CGROUP_FILE, KNOB_SWAP_MAX, "memory.swap.max", g_strdup("0"),
-                                        tiers.swap_max_zero);
-        } else if (k->set)
+        if (tiers.swap_max_zero)
+                plan_zero_limit(p, KNOB_SWAP_MAX, systemd, tiers.swap_max_zero);
+        else if (k->set)
                 plan_limit(p, KNOB_SWAP_MAX, k, systemd, swap_total);
 
         k = &r->knobs[KNOB_SWAP_HIGH];
@@ -306,14 +315,9 @@ int cgroup_plan_build(const Resolution *r, const SystemFacts *facts, PlanFlags f
                                 systemd ? "systemd has no property for memory.swap.high" : NULL);
 
         k = &r->knobs[KNOB_ZSWAP_MAX];
-        if (tiers.zswap_max_zero) {
-                if (systemd)
-                        cgroup_plan_add(p, BACKEND_SYSTEMD_PROPERTY, KNOB_ZSWAP_MAX, "MemoryZSwapMax", g_strdup("0"),
-                                        tiers.zswap_max_zero);
-                else
-                        cgroup_plan_add(p, BACKEND_CGROUP_FILE, KNOB_ZSWAP_MAX, "memory.zswap.max", g_strdup("0"),
-                                        tiers.zswap_max_zero);
-        } else if (k->set)
+        if (tiers.zswap_max_zero)
+                plan_zero_limit(p, KNOB_ZSWAP_MAX, systemd, tiers.zswap_max_zero);
+        else if (k->set)
                 plan_limit(p, KNOB_ZSWAP_MAX, k, systemd, swap_total);
 
         k = &r->knobs[KNOB_ZSWAP_WRITEBACK];
