@@ -68,6 +68,20 @@ echo "requests for the move in: $((n1 - n0))"
 (( n1 - n0 == 1 )) || fail "the move in took $((n1 - n0)) injector requests, not 1"
 policyctl explain "$plain" | grep -qE "^ *$plain +injected" || fail "explain $plain does not say injected: $(policyctl explain "$plain")"
 
+# 1b. policyd restarts: the process is already right, and is not stopped
+# again (no undo decided before its cgroup's groups are known).
+restart_since=$(date '+%Y-%m-%d %H:%M:%S')
+systemctl restart policyd.service
+wait_for "policyd answers after the restart" policyctl status
+wait_for "$plain is decided again" bash -c "policyctl explain $plain | grep -qE '^ *$plain +(injected|as-wanted)'"
+wait_for "nothing pending" settled
+sleep 2
+after=$(journalctl -b -u 'policyd-inject@*' --since "$restart_since" --no-pager -o cat | grep -E "pid=$plain outcome=" || true)
+echo "the helper's replies for $plain after the restart: ${after:-none}"
+grep -v "outcome=queried" <<<"$after" | grep -q . && fail "after the restart, the helper did more than read $plain"
+assert_eq "$plain after the restart" "ksm=yes mempolicy=local" "$(state_of "$plain")"
+n1=$(requests)
+
 # 2. Out: a query, then the injection that takes back what policyd set (an
 # undo is decided on the answer, with the groups known then).
 echo "$plain" > "$cg$(unit_cgroup pgt-one-plain.service)/cgroup.procs"
