@@ -25,8 +25,7 @@
  *            process has (as query=1), drops ksm= where the KSM state is
  *            that already, and mempolicy= where every thread has that
  *            policy, or, with mempolicy_if=, where a thread has another
- *            than SPEC (an undo: only while it holds what the client set;
- *            policyd itself asks a query before an undo).
+ *            than SPEC (an undo: only while it holds what policyd set).
  *            Nothing left: the reply is outcome=queried, nothing stopped.
  *   or:      pid=1234 query=1
  *            what the process has, read from /proc (reading another

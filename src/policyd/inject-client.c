@@ -456,7 +456,7 @@ int inject_call_start(InjectPool *p, int pidfd, pid_t pid, const InjectAsk *ask,
         g_autoptr(GString) line = g_string_new(NULL);
 
         assert(ask);
-        if (ask->for_uid == (uid_t) -1)
+        if (ask->for_uid == (uid_t) -1 || (ask->mempolicy_if && (!ask->ensure || !ask->mempolicy)))
                 return -EINVAL;
         g_string_printf(line, "pid=%d", (int) pid);
         if (ask->query)
@@ -467,6 +467,8 @@ int inject_call_start(InjectPool *p, int pidfd, pid_t pid, const InjectAsk *ask,
                                        ask->timeout_ms, (unsigned) ask->for_uid);
         if (!ask->query && ask->ensure)
                 g_string_append(line, " ensure=1");
+        if (!ask->query && ask->mempolicy_if)
+                g_string_append_printf(line, " mempolicy_if=%s", ask->mempolicy_if);
         g_string_append_c(line, '\n');
         return call_start(p, pidfd, pid, line, ask->timeout_ms, false, callback, userdata, ret);
 }

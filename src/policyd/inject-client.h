@@ -64,6 +64,7 @@ typedef struct InjectAsk {
         /* ensure=1: the helper reads first and sets only what differs, and
          * answers "queried" when nothing does (one request a move). */
         bool ensure;
+        const char *mempolicy_if; /* with ensure: mempolicy only while the process has this one */
         unsigned timeout_ms;
         /* for_uid=: 0 for root's input, else the user's, whose own processes
          * alone it may reach; a query acts for no one. */

@@ -140,12 +140,13 @@ static void queue_injection(ProcessWatch *w, ProcessRecord *r, const ProcessWant
  * groups want, what the process has taken as unknown, goes out as an
  * injection with ensure=1; the helper reads first and sets only what
  * differs. False: a query first (or nothing to set, which the query's
- * answer explains). A step that takes back what policyd set also asks
- * first and decides on the answer, with the memberships known then: at a
+ * answer explains). Until startup has converged, a step that takes back
+ * what policyd set also asks first and decides on the answer: after a
  * restart a process is placed before its cgroup's groups are all known,
  * and an undo decided on that would turn KSM off and on again (seen in
  * bench/run-system's restart pass: two injections into a process already
- * right). */
+ * right). An undo with ensure=1 carries mempolicy_if= (process-inject.c):
+ * the helper takes back only the policy policyd set. */
 static bool decide_without_query(ProcessWatch *w, ProcessRecord *r) {
         const GPtrArray *members = process_record_memberships(w, r);
         ProcessWant want = { .knobs.ksm = -1 };
@@ -157,7 +158,7 @@ static bool decide_without_query(ProcessWatch *w, ProcessRecord *r) {
                 return false;
         process_want_for(w->manager->policies, members, NULL, &want);
         process_step_for(&want, &unknown, &r->applied, &step);
-        if (!process_step_is_empty(&step) && !step.undo_ksm && !step.undo_mempolicy) {
+        if (!process_step_is_empty(&step) && (w->startup_done || (!step.undo_ksm && !step.undo_mempolicy))) {
                 queue_injection(w, r, &want, &step, true);
                 queued = true;
         }

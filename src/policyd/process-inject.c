@@ -336,6 +336,10 @@ static int start_call(ProcessWatch *w, ProcessRecord *r) {
                         .ksm = r->step.ksm,
                         .mempolicy = r->step.mempolicy,
                         .ensure = !r->call_is_query && r->call_is_ensure,
+                        /* An undo takes back only what policyd set. */
+                        .mempolicy_if = !r->call_is_query && r->call_is_ensure && r->step.undo_mempolicy
+                                                ? r->applied.mempolicy
+                                                : NULL,
                         .timeout_ms = INJECT_TIMEOUT_MS,
                         .for_uid = r->call_is_query ? 0 : r->acting_uid,
                 };
