@@ -258,6 +258,10 @@ void process_watch_process_exec(ProcessWatch *w, pid_t pid, const char *cgroup) 
                 r->subject = g_strdup(subject);
         }
         log_debug("PID %d exec'd in %s: looking at it again.", (int) pid, subject);
+        /* A user's execs cost that user's budget, as their moves do. */
+        uid_t owner = procs_owner(w, cgroup);
+        if (owner != 0)
+                r->charge_uid = owner;
         process_decide(w, r); /* the query reads the new executable */
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cgroup-apply.h"
@@ -113,7 +114,11 @@ static void read_procs(ProcessWatch *w, int dir_fd, const char *cgroup, void *da
 }
 
 /* charge_uid: the owner of a cgroup.procs written to (0: none, root's, or
- * not a move); the calls for the processes it decides are charged to it. */
+ * not a move); the calls for the processes it decides are charged to it.
+ * Without one, to the owner of the subject's cgroup.procs: whatever made
+ * policyd look (a new cgroup below, an assignment, a reload), the calls for
+ * a user's processes cost that user's budget, or a user could fork in their
+ * cgroup and have policyd look with a mkdir there, uncharged. */
 static void scan_subject(ProcessWatch *w, const char *key, uid_t charge_uid) {
         Subject *s = manager_find_subject(w->manager, key);
         g_autoptr(GArray) pids = g_array_new(false, false, sizeof(pid_t));
@@ -126,8 +131,12 @@ static void scan_subject(ProcessWatch *w, const char *key, uid_t charge_uid) {
         if (!s || isempty(s->cgroup))
                 return;
         wanted = process_decide_subject_wanted(w, s);
-        if (cgroup_open_dir(w->manager->cgroup_root, s->cgroup, &dir_fd) >= 0)
+        if (cgroup_open_dir(w->manager->cgroup_root, s->cgroup, &dir_fd) >= 0) {
+                struct stat st;
+                if (charge_uid == 0 && fstatat(dir_fd, "cgroup.procs", &st, AT_SYMLINK_NOFOLLOW) == 0)
+                        charge_uid = st.st_uid;
                 process_scan_walk_own_subtree(w, dir_fd, s->cgroup, 0, read_procs, pids);
+        }
 
         for (guint i = 0; i < pids->len; i++) {
                 pid_t pid = g_array_index(pids, pid_t, i);
