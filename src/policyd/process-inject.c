@@ -27,10 +27,11 @@
  * change of its groups or a reload. */
 static const uint64_t retry_delays_usec[] = { 5 * G_USEC_PER_SEC, 60 * G_USEC_PER_SEC, 600 * G_USEC_PER_SEC };
 
-/* Injector requests that a user's moves cause (a write to cgroup.procs of
- * a cgroup the user owns), per owner uid; root's are free. A user can move
- * their processes in and out as fast as they like, so each owner has two
- * budgets (token buckets), both taken when a request opens a connection:
+/* Injector requests for the processes of a cgroup a user owns, per owner
+ * uid (whatever made policyd look: a move, a fork seen at a read of the
+ * cgroup, an exec); root's are free. A user can move, fork and exec as
+ * fast as they like, so each owner has two budgets (token buckets), both
+ * taken when a request opens a connection:
  * - requests: 20 at once, then 10 a second (the helper stops the process
  *   and injects, policyd decides: CPU of both);
  * - connections: a request that finds no idle one opens a connection,
@@ -437,7 +438,7 @@ static bool procs_token_take(ProcessWatch *w, uid_t charge_uid, bool opens, uint
                 char owner[32] = "an unknown owner";
                 if (charge_uid != PROCS_OWNER_UNKNOWN)
                         snprintf(owner, sizeof(owner), "uid %u", (unsigned) charge_uid);
-                log_notice("Processes of cgroups owned by %s move faster than policyd asks the injector for them "
+                log_notice("Processes of cgroups owned by %s need the injector faster than policyd asks it for them "
                            "(%u %s at once, then %u every %u s): requests held back; each process is decided "
                            "again, where it is then, as the rate allows.",
                            owner, rate->burst, *ret_starts ? "new helper connections" : "requests", rate->per_sec,
@@ -462,7 +463,7 @@ static void hold_back(ProcessWatch *w, ProcessRecord *r, uint64_t wait_usec, boo
         g_clear_pointer(&r->migrate_to, g_free);
         process_record_set_outcome(
                 r, PROCESS_SKIPPED,
-                g_strdup_printf("held back: its cgroup's owner moves processes faster than %u %s every %u s "
+                g_strdup_printf("held back: its cgroup's owner's processes need more than %u %s every %u s "
                                 "(%u at once); decided again when the rate allows",
                                 rate->per_sec, starts ? "new injector connection(s)" : "injector request(s)",
                                 MAX(rate->period_sec, 1u), rate->burst));
