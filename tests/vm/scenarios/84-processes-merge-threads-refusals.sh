@@ -20,12 +20,6 @@ pgt_setup
 [[ -r /sys/kernel/mm/ksm/pages_sharing ]] || skip "no KSM in this kernel"
 systemctl start policyd-inject.socket || fail "policyd-inject.socket did not start"
 
-ksm_of() { grep -q '^VmFlags:.* mg' "/proc/$1/smaps" && echo yes || echo no; }
-mempolicy_of() { # every thread's task policy, sorted and unique
-        local t
-        for t in /proc/"$1"/task/*; do awk 'NR == 1 { print $2; exit }' "$t/numa_maps" 2>/dev/null; done |
-                sort -u | paste -sd' '
-}
 has_ksm() { [[ $(ksm_of "$1") == yes ]]; }
 status_of() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 threads_of() { ls "/proc/$1/task" | wc -l; }

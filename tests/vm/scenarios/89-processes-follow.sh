@@ -16,16 +16,7 @@ pgt_setup
 [[ -d /sys/devices/system/node/node1 ]] || skip "one NUMA node: interleave over 0-1 cannot be checked"
 systemctl start policyd-inject.socket || fail "policyd-inject.socket did not start"
 
-# From outside, as the issue asks: `mg` in smaps, and each thread's policy.
-ksm_of() { grep -q '^VmFlags:.* mg' "/proc/$1/smaps" && echo yes || echo no; }
-mempolicy_of() { # every thread's task policy, sorted and unique
-        local t
-        for t in /proc/"$1"/task/*; do awk 'NR == 1 { print $2; exit }' "$t/numa_maps"; done | sort -u | paste -sd' '
-}
-state_is() { # PID KSM MEMPOLICY
-        [[ $(ksm_of "$1") == "$2" && $(mempolicy_of "$1") == "$3" ]]
-}
-state_of() { echo "ksm=$(ksm_of "$1") mempolicy=$(mempolicy_of "$1")"; }
+# From outside, as the issue asks: ksm_of, mempolicy_of and state_is (policyd-lib.sh).
 
 pgt_policy pgt-proc '[PolicyGroup]\nApplyToRunning=yes\n[Match]\nSlice=pgt-proc.slice\nExecutable=/usr/bin/sleep */python3*\n[Memory]\nKSM=yes\nNUMANodes=0-1\nNUMAPolicy=interleave\n'
 start_policyd

@@ -17,13 +17,6 @@ set -euo pipefail
 pgt_setup
 systemctl start policyd-inject.socket || fail "policyd-inject.socket did not start"
 
-ksm_of() { grep -q '^VmFlags:.* mg' "/proc/$1/smaps" && echo yes || echo no; }
-mempolicy_of() { # every thread's task policy, sorted and unique
-        local t
-        for t in /proc/"$1"/task/*; do awk 'NR == 1 { print $2; exit }' "$t/numa_maps"; done | sort -u | paste -sd' '
-}
-state_is() { [[ $(ksm_of "$1") == "$2" && $(mempolicy_of "$1") == "$3" ]]; }
-state_of() { echo "ksm=$(ksm_of "$1") mempolicy=$(mempolicy_of "$1")"; }
 requests() { policyctl status | grep -oE '[0-9]+ requests on' | grep -oE '^[0-9]+'; }
 settled() { ! policyctl explain pgt-one-home.scope | grep -q pending; }
 

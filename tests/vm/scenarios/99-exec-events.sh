@@ -14,7 +14,6 @@ pgt_setup
 
 systemctl start policyd-inject.socket || fail "policyd-inject.socket did not start"
 
-ksm_of() { grep -q '^VmFlags:.* mg' "/proc/$1/smaps" && echo yes || echo no; }
 ksm_is() { [[ $(ksm_of "$1") == "$2" ]]; }
 # How many of PID's fds are NETLINK_CONNECTOR (protocol 11) sockets: their
 # inodes, against the netlink sockets the kernel lists (policyd shares

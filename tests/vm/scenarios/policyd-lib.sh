@@ -129,3 +129,16 @@ all_are() {
         echo "$got of $n"
         return 1
 }
+
+# The process-level state of PID, read from outside as the issue asks:
+# mg in smaps, and every thread's task policy (sorted, unique) in numa_maps.
+ksm_of() { grep -q '^VmFlags:.* mg' "/proc/$1/smaps" && echo yes || echo no; }
+mempolicy_of() {
+        local t
+        for t in /proc/"$1"/task/*; do awk 'NR == 1 { print $2; exit }' "$t/numa_maps" 2>/dev/null; done |
+                sort -u | paste -sd' '
+}
+state_is() { # PID KSM MEMPOLICY
+        [[ $(ksm_of "$1") == "$2" && $(mempolicy_of "$1") == "$3" ]]
+}
+state_of() { echo "ksm=$(ksm_of "$1") mempolicy=$(mempolicy_of "$1")"; }
