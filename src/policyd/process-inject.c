@@ -391,8 +391,8 @@ int process_inject_on_held_timer(sd_event_source *source, uint64_t usec, void *u
 
 /* Takes charge_uid's tokens for a call: a request's, and a connection's
  * when it opens one (a guess made now, as call_start() will choose: an
- * idle link that turns out dead opens one untaken). 0 (root, or no move
- * caused it) takes none. Over the limit: false, with the wait for the next
+ * idle link that turns out dead opens one untaken). 0 (root's cgroups, or
+ * a call no move, scan or exec began) takes none. Over the limit: false, with the wait for the next
  * token and which budget ran out. */
 static bool procs_token_take(ProcessWatch *w, uid_t charge_uid, bool opens, uint64_t *ret_wait_usec,
                              bool *ret_starts) {

@@ -77,8 +77,9 @@ typedef struct ProcessRecord {
          * processes alone it may reach; PROCESS_TRUST_UID_NONE: no one's. */
         uid_t acting_uid;
         bool again;           /* looked at again while a call was in flight */
-        /* The owner of the cgroup.procs whose write (a move) began the calls
-         * in flight, whose tokens they take; 0: none (root's, or no move). */
+        /* The owner of the cgroup whose move, scan or exec began the calls in
+         * flight (its cgroup.procs), whose tokens they take; 0: none (root's,
+         * or a retry, a reload of an unplaced record). */
         uid_t charge_uid;
         bool held_injection;  /* held back with its step (the query made): asked as it is */
         int pidfd;
