@@ -23,6 +23,7 @@
 #include "self-assign.h"
 #include "state-store.h"
 #include "swap-watch.h"
+#include "swap-tier-pass.h"
 #include "target-argument.h"
 #include "util.h"
 
@@ -803,7 +804,10 @@ static int property_get(sd_bus *bus, const char *path, const char *interface, co
                 return sd_bus_message_append(reply, "s", text);
         }
         if (streq(property, "Swap")) {
-                g_autofree char *text = swap_watch_describe(m->swap);
+                g_autofree char *watch = swap_watch_describe(m->swap);
+                g_autofree char *pass = swap_tier_pass_describe(m->swap_tiers);
+                g_autofree char *text = pass ? g_strconcat(watch, "; tiers through ancestors: ", pass, NULL)
+                                             : g_strdup(watch);
                 return sd_bus_message_append(reply, "s", text);
         }
         if (streq(property, "Attributes")) {

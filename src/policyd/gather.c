@@ -333,7 +333,7 @@ int gather_subject_plan(Subject *s, CandidateData *d, GatherFlags flags, Subject
         if (r < 0)
                 return r;
         p.flags = gather_plan_flags(s);
-        p.cgroup_error = cgroup_plan_build(p.resolution, s->manager->facts, p.flags, &p.cgroup);
+        p.cgroup_error = cgroup_plan_build_widened(p.resolution, s->manager->facts, p.flags, s->tiers_widen, &p.cgroup);
         if (p.cgroup_error >= 0 && s->unit)
                 p.unit_error = gather_unit_plan(s, p.cgroup, flags, &p.unit);
         *ret = p;

@@ -20,6 +20,8 @@
 #include "process-watch.h"
 #include "state-store.h"
 #include "swap-watch.h"
+#include "swap-tier-pass.h"
+#include "swap-tier-tree.h"
 #include "systemd-watch.h"
 #include "user-managers.h"
 #include "util.h"
@@ -79,6 +81,37 @@ static void arm_record_retry(Manager *m, Subject *s) {
 /* The one place a subject is applied, and the one place that tells who
  * must hear of it: the watchers, the bus, and systemd-watch for what to
  * read again. */
+/* What the tier pass needs of the subject's SwapTiers=; a pass when it
+ * changed. r NULL: the subject has no cgroup now. */
+static void note_swap_tiers(Manager *m, Subject *s, const Resolution *r, const CandidateData *d) {
+        const ResolvedKnob *k = r ? &r->knobs[KNOB_SWAP_TIERS] : NULL;
+        bool requested = k && k->set;
+        g_auto(GStrv) allowed = NULL;
+        bool from_user = false;
+
+        if (requested && !swap_tiers_allowed(k->value.tiers, m->facts, &allowed))
+                requested = false; /* no tiers here: nothing goes through the tree */
+        for (guint i = 0; requested && r->memberships && i < r->memberships->len; i++) {
+                const Membership *mb = g_ptr_array_index(r->memberships, i);
+                if (!streq(mb->group, k->group))
+                        continue;
+                /* A user's own: self-assigned, or matched on a cgroup the
+                 * user owns (its xattrs are the user's input). */
+                from_user = mb->source == MEMBERSHIP_SELF_REQUEST ||
+                            (mb->source == MEMBERSHIP_MATCH && (!d->c.owner_known || d->c.owner_uid != 0));
+        }
+        if (requested == s->tiers_requested && from_user == s->tiers_from_user &&
+            tier_set_equal(allowed, s->tiers_allowed) && streq_ptr(s->cgroup, s->tiers_cgroup))
+                return;
+        s->tiers_requested = requested;
+        s->tiers_from_user = from_user;
+        g_strfreev(s->tiers_allowed);
+        s->tiers_allowed = g_steal_pointer(&allowed);
+        g_free(s->tiers_cgroup);
+        s->tiers_cgroup = requested ? g_strdup(s->cgroup) : NULL;
+        swap_tier_pass_schedule(m->swap_tiers);
+}
+
 void manager_apply_subject_gathered(Manager *m, Subject *s, CandidateData *gathered, CgroupHandle *cgroup) {
         _cleanup_(apply_outcome_clear) ApplyOutcome o = {};
         _cleanup_(subject_plan_clear) SubjectPlan p = {};
@@ -98,9 +131,13 @@ void manager_apply_subject_gathered(Manager *m, Subject *s, CandidateData *gathe
                 log_unit_warning(subject_name(s), "Ignoring invalid cgroup path '%s'", s->cgroup);
         else if ((r = gather_subject_plan(s, gathered ? gathered : &own, 0, &p)) < 0)
                 log_unit_warning_errno(subject_name(s), r, "Failed to resolve policy groups: %m");
-        else
+        else {
                 apply_subject(s, &p, cgroup, link, &o);
+                note_swap_tiers(m, s, p.resolution, gathered ? gathered : &own);
+        }
         candidate_data_clear(&own);
+        if (o.forgotten)
+                note_swap_tiers(m, s, NULL, NULL);
 
         if (o.forgotten) {
                 process_watch_subject_gone(m->processes, subject_key(s));
@@ -421,6 +458,30 @@ void manager_swap_changed(Manager *m) {
         system_facts_free(m->facts);
         m->facts = TAKE_PTR(facts);
         resolve_all(m, false);
+        swap_tier_pass_schedule(m->swap_tiers);
+}
+
+void manager_swap_tiers_verify(Manager *m) {
+        g_autoptr(GPtrArray) keys = hash_table_keys(m->subjects);
+
+        if (!m->facts || !m->facts->swap_tiers)
+                return;
+        for (guint i = 0; i < keys->len; i++) {
+                Subject *s = manager_find_subject(m, g_ptr_array_index(keys, i));
+                g_autofree char *current = NULL, *want = NULL;
+                if (!s || !s->tiers_requested || !s->cgroup || !s->tiers_allowed || !apply_subject_is_live(s))
+                        continue;
+                if (cgroup_read_value(m->cgroup_root, s->cgroup, BACKEND_CGROUP_FILE, SWAP_TIERS_FILE, &current) < 0)
+                        continue;
+                g_auto(GStrv) allowed = tier_set_union(s->tiers_allowed, s->tiers_widen);
+                want = tier_file_content(m->facts->tier_names, allowed);
+                if (tier_file_holds(current, want))
+                        continue;
+                log_notice("%s: %s no longer holds what policyd wrote (a swap tier made again?): applying again",
+                           subject_name(s), SWAP_TIERS_FILE);
+                manager_apply_subject(m, s);
+        }
+        swap_tier_pass_schedule(m->swap_tiers);
 }
 
 /* After policyd's own reload: every subject resolved again from what policyd
@@ -1008,6 +1069,9 @@ int manager_new(const char *cgroup_root, bool dry_run, bool once, bool revert, M
         r = swap_watch_new(m, &m->swap);
         if (r < 0)
                 return log_error_errno(r, "Failed to set up the swap watch: %m");
+        r = swap_tier_pass_new(m, &m->swap_tiers);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up the swap tier pass: %m");
 
         if (revert)
                 /* Left as they are: a reinstall finds them again. */
@@ -1061,6 +1125,7 @@ Manager *manager_free(Manager *m) {
         m->processes = process_watch_free(m->processes);
         m->attributes = attr_watch_free(m->attributes);
         m->swap = swap_watch_free(m->swap);
+        m->swap_tiers = swap_tier_pass_free(m->swap_tiers);
         g_hash_table_unref(m->user_names);
         g_hash_table_unref(m->write_buckets);
         manager_checkpoint_records(m);

@@ -65,6 +65,7 @@ typedef struct ProcessWatch ProcessWatch;
 typedef struct ExecWatch ExecWatch;
 typedef struct AttrWatch AttrWatch;
 typedef struct SwapWatch SwapWatch;
+typedef struct SwapTierPass SwapTierPass;
 typedef struct SystemdLink SystemdLink;
 typedef struct CandidateData CandidateData;
 typedef struct CgroupHandle CgroupHandle;
@@ -122,6 +123,7 @@ struct Manager {
         ExecWatch *exec_events;    /* the proc connector, for Executable= (feeds processes) */
         AttrWatch *attributes;     /* xattr changes of subjects' cgroups */
         SwapWatch *swap;           /* swapon, swapoff and swap tiers, between reloads */
+        SwapTierPass *swap_tiers;  /* tiers through ancestors: widen, narrow the others */
         unsigned reconnect_attempt;
         sd_event_source *reconnect_timer;
         sd_event_source *rescan_timer;
@@ -167,6 +169,11 @@ void manager_refresh_all(Manager *m);
  * kernel offers again and, where a plan would read something else, applies
  * every subject again from what policyd knows. */
 void manager_swap_changed(Manager *m);
+/* The tiers poll (swap-watch.c): a tier removed and made again between two
+ * reads comes back as max in every cgroup. Each subject's file is read, and
+ * where it no longer holds what its plan wrote, the subject is applied
+ * again; the tier pass checks the files it wrote. */
+void manager_swap_tiers_verify(Manager *m);
 /* A systemd finished a daemon-reload: generator drop-ins are fresh again. */
 void manager_systemd_reloaded(SystemdLink *l);
 /* The manager a subject's unit belongs to; NULL for a cgroup no unit owns,

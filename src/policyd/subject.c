@@ -61,6 +61,9 @@ Subject *subject_free(Subject *s) {
         g_free(s->fragment);
         g_strfreev(s->dropins);
         g_strfreev(s->refresh_values);
+        g_strfreev(s->tiers_allowed);
+        g_strfreev(s->tiers_widen);
+        g_free(s->tiers_cgroup);
         g_free(s->active_state);
         g_strfreev(s->unit_groups);
         if (s->admin_values)

@@ -94,6 +94,16 @@ typedef struct Subject {
          * succeeds or nothing wants it (apply.c); for explain and status. */
         GPtrArray *write_failures;
         PlanFlags plan_flags;        /* of the last apply (gather_plan_flags()) */
+        /* SwapTiers= at the last resolution, for the tier pass
+         * (swap-tier-pass.h): whether its groups set it, the tiers that
+         * allows on this kernel, and whether that came from its user (it
+         * then widens no ancestor). tiers_widen: what the pass gave its
+         * file beyond that, for the groups below; its plan writes it. */
+        bool tiers_requested;
+        char **tiers_allowed;
+        bool tiers_from_user;
+        char **tiers_widen;
+        char *tiers_cgroup;          /* the cgroup they were noted for */
         bool needs_daemon_reload;    /* a group its unit file names changed since systemd last ran the generator */
         unsigned refresh_generation; /* drops replies of superseded refreshes */
         bool refresh_queued;

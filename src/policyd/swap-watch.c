@@ -68,6 +68,7 @@ static int on_tiers_timer(sd_event_source *s, uint64_t usec, void *userdata) {
 
         /* manager_swap_changed() compares, and does nothing when all is as it was. */
         manager_swap_changed(w->manager);
+        manager_swap_tiers_verify(w->manager);
         (void) sd_event_source_set_time(s, usec + SWAP_TIERS_POLL_SEC * G_USEC_PER_SEC);
         (void) sd_event_source_set_enabled(s, SD_EVENT_ON);
         return 0;

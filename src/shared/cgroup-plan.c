@@ -4,6 +4,7 @@
 #include <inttypes.h>
 
 #include "cgroup-plan.h"
+#include "swap-tier-tree.h"
 #include "util.h"
 
 static const char *const backend_table[_BACKEND_MAX] = {
@@ -114,7 +115,27 @@ typedef struct TierDecision {
         "zswap needs a swap tier the cgroup may use for the slots of its pages, and every tier the kernel " \
         "defines has the name of a SwapTiers= keyword"
 
-static void plan_swap_tiers(CgroupPlan *p, const ResolvedKnob *k, const SystemFacts *facts, TierDecision *d) {
+bool swap_tiers_allowed(char *const *tiers, const SystemFacts *facts, char ***ret) {
+        char *const *defined = facts ? facts->tier_names : NULL;
+        guint n = tiers ? g_strv_length((char **) tiers) : 0;
+        bool zswap_only = n == 1 && streq(tiers[0], SWAP_TIER_ZSWAP);
+        g_autoptr(GPtrArray) v = g_ptr_array_new();
+
+        *ret = NULL;
+        if (!facts || !facts->swap_tiers || !defined || !*defined)
+                return false;
+        for (char *const *t = defined; *t; t++)
+                if (!swap_tier_is_keyword(*t) && (zswap_only || strv_contains_str(tiers, *t)))
+                        g_ptr_array_add(v, *t);
+        g_ptr_array_add(v, NULL);
+        *ret = tier_set_union((char *const *) v->pdata, NULL);
+        return true;
+}
+
+#define WIDENED_REASON "widened for the groups of cgroups below it, which need "
+
+static void plan_swap_tiers(CgroupPlan *p, const ResolvedKnob *k, const SystemFacts *facts, char *const *widen,
+                            TierDecision *d) {
         assert(p && k && k->set && d);
 
         char *const *tiers = k->value.tiers;
@@ -136,14 +157,17 @@ static void plan_swap_tiers(CgroupPlan *p, const ResolvedKnob *k, const SystemFa
                         /* A kernel tier named none or zswap: in SwapTiers= those
                          * are keywords, so no group allows it (and it is denied
                          * like any tier not listed). */
-                        bool allowed = !none && !swap_tier_is_keyword(*t) &&
-                                       (zswap_only || strv_contains_str(tiers, *t));
+                        bool allowed = !swap_tier_is_keyword(*t) &&
+                                       ((!none && (zswap_only || strv_contains_str(tiers, *t))) ||
+                                        tier_set_contains(widen, *t));
                         any_allowed |= allowed;
                         g_string_append_printf(content, "%s%s %s", content->len > 0 ? "\n" : "", *t,
                                                allowed ? "max" : "0");
                 }
+                g_autofree char *widen_list = widen && *widen ? g_strjoinv(",", (char **) widen) : NULL;
+                g_autofree char *widened = widen_list ? g_strconcat(WIDENED_REASON, widen_list, NULL) : NULL;
                 cgroup_plan_add(p, BACKEND_CGROUP_FILE, KNOB_SWAP_TIERS, SWAP_TIERS_FILE, g_string_free(content, FALSE),
-                                NULL);
+                                widened);
                 if (zswap_only) {
                         d->writeback_off = ZSWAP_ONLY_REASON;
                         if (!any_allowed)
@@ -273,6 +297,11 @@ static void plan_root_cgroup(CgroupPlan *p) {
 }
 
 int cgroup_plan_build(const Resolution *r, const SystemFacts *facts, PlanFlags flags, CgroupPlan **ret) {
+        return cgroup_plan_build_widened(r, facts, flags, NULL, ret);
+}
+
+int cgroup_plan_build_widened(const Resolution *r, const SystemFacts *facts, PlanFlags flags, char *const *widen,
+                              CgroupPlan **ret) {
         g_autoptr(CgroupPlan) p = NULL;
         bool systemd = flags & PLAN_SYSTEMD_MANAGED;
         uint64_t swap_total = facts ? facts->swap_total : 0;
@@ -297,7 +326,7 @@ int cgroup_plan_build(const Resolution *r, const SystemFacts *facts, PlanFlags f
         g_autoptr(CgroupPlan) tier_items = g_new0(CgroupPlan, 1);
         tier_items->items = g_ptr_array_new_with_free_func(plan_item_free_notify);
         if (r->knobs[KNOB_SWAP_TIERS].set)
-                plan_swap_tiers(tier_items, &r->knobs[KNOB_SWAP_TIERS], facts, &tiers);
+                plan_swap_tiers(tier_items, &r->knobs[KNOB_SWAP_TIERS], facts, widen, &tiers);
 
         k = &r->knobs[KNOB_SWAP_MAX];
         if (tiers.swap_max_zero)

@@ -73,6 +73,16 @@ void cgroup_plan_add(CgroupPlan *p, Backend b, int knob, const char *target, cha
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(CgroupPlan, cgroup_plan_free)
 /* Pure. */
 int cgroup_plan_build(const Resolution *r, const SystemFacts *facts, PlanFlags flags, CgroupPlan **ret);
+/* The same, with the tiers the cgroup's memory.swap.tiers.max allows beyond
+ * its own SwapTiers= because the groups of cgroups below it need them
+ * (swap-tier-tree.h: widening); NULL for none. */
+int cgroup_plan_build_widened(const Resolution *r, const SystemFacts *facts, PlanFlags flags, char *const *widen,
+                              CgroupPlan **ret);
+
+/* The swap tiers a SwapTiers= value lets a cgroup use on this kernel, sorted
+ * (none: NULL; zswap only: every tier not named like a keyword), or NULL
+ * and false where the kernel has no tiers defined. */
+bool swap_tiers_allowed(char *const *tiers, const SystemFacts *facts, char ***ret);
 
 /* The kernel file systemd writes a unit property to, and the value in the
  * kernel's spelling: MemorySwapMax= → memory.swap.max ("infinity" → "max"),

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "explain.h"
+#include "swap-tier-tree.h"
 #include "policy-values.h"
 #include "util.h"
 
@@ -154,6 +155,50 @@ static void item_origin(const Resolution *res, const PlanItem *item, ExplainRow 
         row->where = source && source->file ? g_strdup_printf("%s:%u", source->file, source->line) : g_strdup("");
 }
 
+/* memory.swap.tiers.max: the kernel lets the cgroup use a tier only where
+ * its own file and every ancestor's allow it, and no file shows that
+ * (swap tiers v10 has no .effective): computed here, walking up, with the
+ * ancestor that takes away each tier the cgroup's file allows. */
+static void swap_tiers_row(ExplainRow *row, const PlanItem *item, const char *cgroup, ExplainReadFunc read,
+                           void *userdata) {
+        g_autofree char *own = read(cgroup, BACKEND_CGROUP_FILE, SWAP_TIERS_FILE, userdata);
+        g_auto(GStrv) effective = tier_file_allowed(own ?: item->value);
+        g_autoptr(GString) denied = g_string_new(NULL);
+        g_autofree char *parent = g_path_get_dirname(cgroup);
+
+        while (!streq(parent, "/") && !streq(parent, ".")) {
+                g_autofree char *v = read(parent, BACKEND_CGROUP_FILE, SWAP_TIERS_FILE, userdata);
+                if (v) {
+                        g_auto(GStrv) up = tier_file_allowed(v);
+                        g_auto(GStrv) lost = tier_set_minus(effective, up);
+                        if (lost) {
+                                g_autofree char *names = g_strjoinv(",", lost);
+                                g_string_append_printf(denied, "%s%s denied by %s", denied->len ? "; " : "", names,
+                                                       parent);
+                                g_auto(GStrv) kept = tier_set_minus(effective, lost);
+                                g_strfreev(effective);
+                                effective = g_steal_pointer(&kept);
+                        }
+                }
+                char *next = g_path_get_dirname(parent);
+                g_free(parent);
+                parent = next;
+        }
+        row->effective = effective ? g_strjoinv(",", effective) : g_strdup("none");
+        if (!own)
+                row->note = g_strdup_printf("%s cannot be read", SWAP_TIERS_FILE);
+        else if (!tier_file_holds(own, item->value))
+                row->note = g_strdup_printf("its file holds %s, not what policyd wrote", own);
+        if (item->reason)
+                explain_row_add_note(row, item->reason);
+        if (denied->len > 0) {
+                g_autofree char *d = g_strdup_printf("effective from the ancestors: %s", denied->str);
+                explain_row_add_note(row, d);
+        }
+        if (row->note)
+                g_strdelimit(row->note, "\n", ',');
+}
+
 GPtrArray *explain_rows(const Resolution *res, const CgroupPlan *plan, const char *cgroup, bool exec_time_stale,
                         ExplainReadFunc read, void *userdata) {
         GPtrArray *rows = g_ptr_array_new_with_free_func(explain_row_free);
@@ -177,6 +222,8 @@ GPtrArray *explain_rows(const Resolution *res, const CgroupPlan *plan, const cha
                                                             "(of %s) allows",
                                                             item->reason, row->effective, where);
                 }
+                else if (item->backend == BACKEND_CGROUP_FILE && streq(item->target, SWAP_TIERS_FILE) && cgroup)
+                        swap_tiers_row(row, item, cgroup, read, userdata);
                 else if ((file = explain_kernel_file(item, &want))) {
                         g_autofree char *raw = read(cgroup, BACKEND_CGROUP_FILE, file, userdata);
                         row->effective = explain_human_value(raw);

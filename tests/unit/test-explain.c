@@ -191,6 +191,35 @@ static void test_reason_and_stale_row(Fixture *f, gconstpointer data) {
         g_assert_nonnull(strstr(stale->note, "systemctl daemon-reload"));
 }
 
+/* Tiers: the effective set is walked up from the files, each tier taken
+ * away named with the ancestor that took it. */
+static void test_swap_tiers_effective(Fixture *f, gconstpointer data) {
+        cgroup_plan_add(f->plan, BACKEND_CGROUP_FILE, KNOB_SWAP_TIERS, "memory.swap.tiers.max",
+                        g_strdup("fast max\nslow max"), "widened for the groups of cgroups below it, which need slow");
+        kernel_has(f, CG, "memory.swap.tiers.max", "fast max\nslow max");
+        kernel_has(f, "/system.slice", "memory.swap.tiers.max", "fast 0\nslow max");
+        const ExplainRow *row = explain(f, false);
+        g_assert_cmpstr(row->effective, ==, "slow");
+        g_assert_cmpstr(row->note, ==, "widened for the groups of cgroups below it, which need slow; effective from "
+                                       "the ancestors: fast denied by /system.slice");
+
+        /* The file lost what policyd wrote (a tier made again: max). */
+        g_ptr_array_unref(f->rows);
+        f->rows = NULL;
+        kernel_has(f, "/system.slice", "memory.swap.tiers.max", "fast max\nslow max");
+        kernel_has(f, CG, "memory.swap.tiers.max", "fast max\nslow 0");
+        row = explain(f, false);
+        g_assert_cmpstr(row->effective, ==, "fast");
+        g_assert_nonnull(strstr(row->note, "its file holds fast max,slow 0, not what policyd wrote"));
+
+        /* Nothing left: none. */
+        g_ptr_array_unref(f->rows);
+        f->rows = NULL;
+        kernel_has(f, "/system.slice", "memory.swap.tiers.max", "fast 0\nslow 0");
+        row = explain(f, false);
+        g_assert_cmpstr(row->effective, ==, "none");
+}
+
 static void test_kernel_file_table(void) {
         static const struct {
                 Backend backend;
@@ -282,6 +311,7 @@ int main(int argc, char **argv) {
         ADD("/explain/xattr-and-attribute-origin", test_xattr_and_attribute_origin);
         ADD("/explain/reason-and-stale-row", test_reason_and_stale_row);
         ADD("/explain/migrate-pages-row", test_migrate_pages_row);
+        ADD("/explain/swap-tiers-effective", test_swap_tiers_effective);
         g_test_add_func("/explain/kernel-file-table", test_kernel_file_table);
         g_test_add_func("/explain/human-value-table", test_human_value_table);
         return g_test_run();
