@@ -95,10 +95,12 @@ static void note_swap_tiers(Manager *m, Subject *s, const Resolution *r, const C
                 const Membership *mb = g_ptr_array_index(r->memberships, i);
                 if (!streq(mb->group, k->group))
                         continue;
-                /* A user's own: self-assigned, or matched on a cgroup the
-                 * user owns (its xattrs are the user's input). */
+                /* A user's own: a self-request, or any group on a cgroup
+                 * the user owns below a delegation root (their runtime
+                 * self-assignment, their unit files, a match on their
+                 * xattrs). At the delegation root only root's count. */
                 from_user = mb->source == MEMBERSHIP_SELF_REQUEST ||
-                            (mb->source == MEMBERSHIP_MATCH && (!d->c.owner_known || d->c.owner_uid != 0));
+                            ((!d->c.owner_known || d->c.owner_uid != 0) && !candidate_is_delegation_root(&d->c));
         }
         if (requested == s->tiers_requested && from_user == s->tiers_from_user &&
             tier_set_equal(allowed, s->tiers_allowed) && streq_ptr(s->cgroup, s->tiers_cgroup))

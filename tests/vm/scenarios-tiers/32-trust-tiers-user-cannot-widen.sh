@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Attack: a user's own group must not widen the administrator's cgroups.
+# The administrator's slice may swap to slow only. A user owns a delegated
+# unit in it, assigns (over D-Bus, as themselves) a cgroup below it to a
+# group with AllowSelfAssign=yes and SwapTiers=fast slow, and swaps. Were
+# the user's request to widen the slice (as an administrator's group below
+# does, 30-*), their pages would go to the fast device. Judged by the
+# kernel: the slice's file keeps "fast 0", and the user's pages go to the
+# disk only.
+set -euo pipefail
+# shellcheck source=../scenarios/lib.sh
+. "$SCENARIO_DIR/lib.sh"
+# shellcheck source=../scenarios/policyd-lib.sh
+. "$SCENARIO_DIR/policyd-lib.sh"
+# shellcheck source-path=SCRIPTDIR source=tiers-lib.sh
+. "$(dirname "$0")/tiers-lib.sh"
+tiers_require
+systemctl cat policyd.service >/dev/null 2>&1 || skip "policyd.service is not installed in the guest"
+pgt_setup
+user=pgttiers
+attack_cleanup() {
+        pgt_cleanup
+        userdel "$user" 2>/dev/null || true
+}
+trap attack_cleanup EXIT
+userdel "$user" 2>/dev/null || true
+useradd --system --no-create-home --shell /usr/sbin/nologin "$user"
+as_user() { setpriv --reuid="$user" --regid="$user" --clear-groups "$@"; }
+tiers_define
+
+pgt_policy pgt-slow '[PolicyGroup]\nDescription=the administrator: slow only\n[Swap]\nSwapTiers=slow\n'
+pgt_policy pgt-open '[PolicyGroup]\nDescription=users may ask for fast\nAllowSelfAssign=yes\n[Swap]\nSwapTiers=fast slow\n'
+printf '[Unit]\nX-PolicyGroup=pgt-slow\n' > /etc/systemd/system/pgt-box.slice
+systemctl daemon-reload
+start_policyd
+systemd-run --unit=pgt-attack -p User="$user" -p Delegate=yes -p Slice=pgt-box.slice sleep infinity
+slice=$cg$(unit_cgroup pgt-box.slice)
+root=$cg$(unit_cgroup pgt-attack.service)
+[[ $(stat -c %U "$root") == "$user" ]] || fail "$root is not delegated to $user"
+
+tiers_are() { # PATH EXPECTED (the file's lines, sorted, joined by ;)
+        [[ $(sort "$1/memory.swap.tiers.max" | tr '\n' ';') == "$2" ]]
+}
+wait_for "the slice may use slow only" tiers_are "$slice" "fast 0;slow max;"
+
+# The user's own tree: the unit's process to a leaf, memory for children,
+# and a cgroup "box" that they assign to pgt-open.
+as_user mkdir "$root/main" "$root/box"
+pid=$(systemctl show -P MainPID pgt-attack.service)
+as_user sh -c "echo $pid > '$root/main/cgroup.procs'"
+as_user sh -c "echo +memory > '$root/cgroup.subtree_control'"
+[[ -f $root/box/memory.swap.tiers.max ]] || fail "no memory.swap.tiers.max in the user's box"
+box=${root#"$cg"}/box
+as_user policyctl assign "$box" pgt-open || fail "the user could not assign their own cgroup to pgt-open"
+wait_for "policyd took the user's assignment (the group tag on their box)" xattr_is "$root/box" user.policy.group pgt-open
+assert_eq "the user's box: what they asked for" "fast max;slow max;" "$(sort "$root/box/memory.swap.tiers.max" | tr '\n' ';')"
+as_user sh -c "echo \$\$ > '$root/box/cgroup.procs' && exec ${toucher[0]} ${toucher[1]} '${toucher[2]}'" &
+wait_long 60 "64 MiB touched in the user's box" anon_at_least "$root/box" $((64 << 10))
+sleep 2 # a tier pass, had there been one to make, is long done
+policyctl status | grep -a "Swap:" || true
+policyctl explain "$box" 2>/dev/null | grep -a -i "tiers" || true
+
+assert_eq "the administrator's slice, not widened" "fast 0;slow max;" \
+        "$(sort "$slice/memory.swap.tiers.max" | tr '\n' ';')"
+assert_routed "the user's box (asked for fast and slow, in a slow slice)" "$root/box" "$disk_dev" "$zram_dev"
+echo "ok: a user's request widens nothing of the administrator's"
