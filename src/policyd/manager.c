@@ -103,7 +103,7 @@ static void note_swap_tiers(Manager *m, Subject *s, const Resolution *r, const C
                             ((!d->c.owner_known || d->c.owner_uid != 0) && !candidate_is_delegation_root(&d->c));
         }
         if (requested == s->tiers_requested && from_user == s->tiers_from_user &&
-            tier_set_equal(allowed, s->tiers_allowed) && streq_ptr(s->cgroup, s->tiers_cgroup))
+            tier_set_equal(allowed, s->tiers_allowed) && streq_ptr(requested ? s->cgroup : NULL, s->tiers_cgroup))
                 return;
         s->tiers_requested = requested;
         s->tiers_from_user = from_user;

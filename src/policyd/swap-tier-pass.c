@@ -275,6 +275,17 @@ static void execute(SwapTierPass *t, GHashTable *plan, bool undo_others) {
                 log_warning_errno(r, "Failed to save %s/" RECORD_NAME ": %m", t->manager->state_dir);
 }
 
+static bool any_widened(Manager *m) {
+        GHashTableIter i;
+        gpointer v;
+
+        g_hash_table_iter_init(&i, m->subjects);
+        while (g_hash_table_iter_next(&i, NULL, &v))
+                if (((Subject *) v)->tiers_widen)
+                        return true;
+        return false;
+}
+
 static void run_pass(SwapTierPass *t) {
         Manager *m = t->manager;
         g_autoptr(GHashTable) plan = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
@@ -284,6 +295,9 @@ static void run_pass(SwapTierPass *t) {
         GHashTableIter i;
         gpointer v;
 
+        /* Nothing asked, nothing of ours left: nothing to do. */
+        if (!tiers && g_hash_table_size(t->written) == 0 && !any_widened(m))
+                return;
         t->passes++;
         tier_tree_free(t->tree);
         t->tree = tiers ? build_tree(m) : tier_tree_new();
