@@ -101,7 +101,10 @@ static TierTree *build_tree(Manager *m) {
         g_hash_table_iter_init(&i, m->subjects);
         while (g_hash_table_iter_next(&i, NULL, &v)) {
                 Subject *s = v;
-                if (s->tiers_requested && s->cgroup && !tier_tree_find(tree, s->cgroup))
+                /* The root cgroup has no file: its group's SwapTiers= is
+                 * not enforceable there, and so not its children's either
+                 * (membership is not inherited). */
+                if (s->tiers_requested && s->cgroup && !streq(s->cgroup, "/") && !tier_tree_find(tree, s->cgroup))
                         tier_tree_add(tree, s->cgroup, s->tiers_allowed, s->tiers_from_user);
         }
         return tree;
@@ -307,8 +310,8 @@ static void run_pass(SwapTierPass *t) {
         g_hash_table_iter_init(&i, m->subjects);
         while (g_hash_table_iter_next(&i, NULL, &v)) {
                 Subject *s = v;
-                g_auto(GStrv) widen = s->tiers_requested && s->cgroup ? tier_tree_widening(t->tree, s->cgroup)
-                                                                       : NULL;
+                g_auto(GStrv) widen = s->tiers_requested && s->cgroup && !streq(s->cgroup, "/")
+                                              ? tier_tree_widening(t->tree, s->cgroup) : NULL;
                 if (widen) {
                         t->widened++;
                         visit(t, t->tree, s->cgroup, plan, dirs, 0);
