@@ -282,6 +282,14 @@ static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *err
 
         g_autoptr(GPtrArray) rows = explain_rows(res, p.cgroup, s->cgroup, s->needs_daemon_reload, explain_read, m);
         explain_add_unit_plan(rows, p.unit);
+        /* A cgroup in no group with SwapTiers=, narrowed below a widened one. */
+        g_autofree char *tiers_written = NULL, *tiers_why = NULL;
+        if (swap_tier_pass_describe_cgroup(m->swap_tiers, s->cgroup, &tiers_written, &tiers_why)) {
+                ExplainRow *row = tiers_written ? explain_swap_tiers_row(s->cgroup, tiers_written, tiers_why,
+                                                                         explain_read, m)
+                                                : explain_swap_tiers_row(s->cgroup, "", tiers_why, explain_read, m);
+                g_ptr_array_add(rows, row);
+        }
         /* Changes held back because their record could not be written. */
         g_autofree char *unrecorded = apply_describe_record_failure(s);
         for (guint i = 0; unrecorded && i < rows->len; i++) {

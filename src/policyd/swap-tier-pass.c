@@ -449,18 +449,27 @@ SwapTierPass *swap_tier_pass_free(SwapTierPass *t) {
         return NULL;
 }
 
-char *swap_tier_pass_describe_cgroup(const SwapTierPass *t, const char *cgroup) {
-        const char *why;
+bool swap_tier_pass_describe_cgroup(const SwapTierPass *t, const char *cgroup, char **ret_written, char **ret_why) {
+        const char *why, *written;
 
+        *ret_written = *ret_why = NULL;
         if (!t || !cgroup)
-                return NULL;
+                return false;
         why = g_hash_table_lookup(t->conflicts, cgroup);
-        if (why)
-                return g_strdup(why);
-        if (g_hash_table_contains(t->written, cgroup))
-                return g_strdup("narrowed by policyd to the group above it, whose cgroup allows more for the "
-                                "groups below");
-        return NULL;
+        if (why) {
+                *ret_why = g_strdup(why);
+                return true;
+        }
+        written = g_hash_table_lookup(t->written, cgroup);
+        if (!written)
+                return false;
+        const TierRequest *near = t->tree ? tier_tree_nearest(t->tree, cgroup) : NULL;
+        g_autofree char *tiers = near && near->allowed ? g_strjoinv(",", near->allowed) : g_strdup("none");
+        *ret_written = g_strdup(written);
+        *ret_why = near ? g_strdup_printf("narrowed by policyd to %s, what the group of %s allows: a cgroup above "
+                                          "allows more, for the groups of cgroups below it", tiers, near->cgroup)
+                        : g_strdup("narrowed by policyd earlier; no longer needed, put back at the next pass");
+        return true;
 }
 
 char *swap_tier_pass_describe(const SwapTierPass *t) {

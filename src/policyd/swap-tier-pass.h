@@ -29,8 +29,9 @@ SwapTierPass *swap_tier_pass_free(SwapTierPass *t);
  * is idle (several changes are one pass). */
 void swap_tier_pass_schedule(SwapTierPass *t);
 
-/* For explain: what policyd wrote in cgroup's memory.swap.tiers.max and
- * why, or why it did not (someone else's value); NULL when neither. */
-char *swap_tier_pass_describe_cgroup(const SwapTierPass *t, const char *cgroup);
+/* For explain: what policyd wrote in cgroup's memory.swap.tiers.max
+ * (*ret_written) and why, or why it did not (someone else's value:
+ * *ret_written NULL); false when neither. */
+bool swap_tier_pass_describe_cgroup(const SwapTierPass *t, const char *cgroup, char **ret_written, char **ret_why);
 /* For status: how many cgroups were narrowed, widened and left in conflict. */
 char *swap_tier_pass_describe(const SwapTierPass *t);

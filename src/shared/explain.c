@@ -159,10 +159,10 @@ static void item_origin(const Resolution *res, const PlanItem *item, ExplainRow 
  * its own file and every ancestor's allow it, and no file shows that
  * (swap tiers v10 has no .effective): computed here, walking up, with the
  * ancestor that takes away each tier the cgroup's file allows. */
-static void swap_tiers_row(ExplainRow *row, const PlanItem *item, const char *cgroup, ExplainReadFunc read,
-                           void *userdata) {
+static void swap_tiers_effective(ExplainRow *row, const char *cgroup, const char *written, const char *reason,
+                                 ExplainReadFunc read, void *userdata) {
         g_autofree char *own = read(cgroup, BACKEND_CGROUP_FILE, SWAP_TIERS_FILE, userdata);
-        g_auto(GStrv) effective = tier_file_allowed(own ?: item->value);
+        g_auto(GStrv) effective = tier_file_allowed(own ?: written);
         g_autoptr(GString) denied = g_string_new(NULL);
         g_autofree char *parent = g_path_get_dirname(cgroup);
 
@@ -187,16 +187,29 @@ static void swap_tiers_row(ExplainRow *row, const PlanItem *item, const char *cg
         row->effective = effective ? g_strjoinv(",", effective) : g_strdup("none");
         if (!own)
                 row->note = g_strdup_printf("%s cannot be read", SWAP_TIERS_FILE);
-        else if (!tier_file_holds(own, item->value))
+        else if (!isempty(written) && !tier_file_holds(own, written))
                 row->note = g_strdup_printf("its file holds %s, not what policyd wrote", own);
-        if (item->reason)
-                explain_row_add_note(row, item->reason);
+        if (reason)
+                explain_row_add_note(row, reason);
         if (denied->len > 0) {
                 g_autofree char *d = g_strdup_printf("effective from the ancestors: %s", denied->str);
                 explain_row_add_note(row, d);
         }
         if (row->note)
                 g_strdelimit(row->note, "\n", ',');
+}
+
+ExplainRow *explain_swap_tiers_row(const char *cgroup, const char *written, const char *reason, ExplainReadFunc read,
+                                   void *userdata) {
+        ExplainRow *row = g_new0(ExplainRow, 1);
+
+        row->name = g_strdup("SwapTiers (" SWAP_TIERS_FILE ")");
+        row->requested = g_strdup("");
+        row->backend = BACKEND_CGROUP_FILE;
+        row->group = g_strdup("");
+        row->where = g_strdup("");
+        swap_tiers_effective(row, cgroup, written, reason, read, userdata);
+        return row;
 }
 
 GPtrArray *explain_rows(const Resolution *res, const CgroupPlan *plan, const char *cgroup, bool exec_time_stale,
@@ -223,7 +236,7 @@ GPtrArray *explain_rows(const Resolution *res, const CgroupPlan *plan, const cha
                                                             item->reason, row->effective, where);
                 }
                 else if (item->backend == BACKEND_CGROUP_FILE && streq(item->target, SWAP_TIERS_FILE) && cgroup)
-                        swap_tiers_row(row, item, cgroup, read, userdata);
+                        swap_tiers_effective(row, cgroup, item->value, item->reason, read, userdata);
                 else if ((file = explain_kernel_file(item, &want))) {
                         g_autofree char *raw = read(cgroup, BACKEND_CGROUP_FILE, file, userdata);
                         row->effective = explain_human_value(raw);

@@ -33,6 +33,12 @@ typedef struct ExplainRow {
 GPtrArray *explain_rows(const Resolution *res, const CgroupPlan *plan, const char *cgroup, bool exec_time_stale,
                         ExplainReadFunc read, void *userdata);
 
+/* The row of a memory.swap.tiers.max that holds written (policyd's value,
+ * with why in reason): the effective tiers, computed from the ancestors'
+ * files through read(), and which ancestor took each away. */
+ExplainRow *explain_swap_tiers_row(const char *cgroup, const char *written, const char *reason, ExplainReadFunc read,
+                                   void *userdata);
+
 /* Appends note to the row's, after "; " when it has one. */
 void explain_row_add_note(ExplainRow *row, const char *note);
 

@@ -117,8 +117,7 @@ bool tier_set_equal(char *const *a, char *const *b) {
         return !(a && *a) && !(b && *b);
 }
 
-/* The request nearest at or above cgroup, or NULL. */
-static const TierRequest *nearest_request(const TierTree *t, const char *cgroup) {
+const TierRequest *tier_tree_nearest(const TierTree *t, const char *cgroup) {
         const TierRequest *best = NULL;
 
         for (guint i = 0; i < t->requests->len; i++) {
@@ -158,7 +157,7 @@ bool tier_tree_has_admin_below(const TierTree *t, const char *cgroup) {
 }
 
 bool tier_tree_desired(const TierTree *t, const char *cgroup, char ***ret) {
-        const TierRequest *r = nearest_request(t, cgroup);
+        const TierRequest *r = tier_tree_nearest(t, cgroup);
 
         *ret = NULL;
         if (!r)

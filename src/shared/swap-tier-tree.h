@@ -34,6 +34,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(TierTree, tier_tree_free)
 /* Copies cgroup and allowed. */
 void tier_tree_add(TierTree *t, const char *cgroup, char *const *allowed, bool from_user);
 const TierRequest *tier_tree_find(const TierTree *t, const char *cgroup);
+/* The request of the nearest of cgroup and its ancestors that has one. */
+const TierRequest *tier_tree_nearest(const TierTree *t, const char *cgroup);
 
 /* What cgroup's file must allow for itself and below: the request of the
  * nearest of it and its ancestors that has one, with every administrator's
