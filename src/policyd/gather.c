@@ -9,6 +9,7 @@
 
 #include "assign.h"
 #include "gather.h"
+#include "swap-tier-pass.h"
 #include "log.h"
 #include "manager.h"
 #include "state-store.h"
@@ -333,7 +334,10 @@ int gather_subject_plan(Subject *s, CandidateData *d, GatherFlags flags, Subject
         if (r < 0)
                 return r;
         p.flags = gather_plan_flags(s);
-        p.cgroup_error = cgroup_plan_build_widened(p.resolution, s->manager->facts, p.flags, s->tiers_widen, &p.cgroup);
+        g_auto(GStrv) startup_widen = s->tiers_widen ? NULL
+                : swap_tier_pass_startup_widening(s->manager->swap_tiers, s->cgroup);
+        p.cgroup_error = cgroup_plan_build_widened(p.resolution, s->manager->facts, p.flags,
+                                                   s->tiers_widen ?: startup_widen, &p.cgroup);
         if (p.cgroup_error >= 0 && s->unit)
                 p.unit_error = gather_unit_plan(s, p.cgroup, flags, &p.unit);
         *ret = p;

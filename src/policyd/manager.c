@@ -932,6 +932,7 @@ void manager_exec_events_lost(Manager *m) {
 
 void manager_startup_converged(Manager *m) {
         process_watch_startup_converged(m->processes);
+        swap_tier_pass_startup_converged(m->swap_tiers);
 }
 
 int manager_check_unit(Manager *m, const char *unit) {

@@ -35,6 +35,13 @@ struct SwapTierPass {
          * in the subjects' records), as STATE_DIR/swap-tiers holds it. */
         GHashTable *written;
         GHashTable *conflicts; /* cgroup → why its file was left as it is */
+        /* cgroup → the widening ("fast,mid") of each widened subject, saved
+         * with the record: after a restart, until startup converged, a
+         * subject keeps it (its plan writes it) and nothing is undone, so
+         * that no cgroup loses a tier while policyd learns the tree again. */
+        GHashTable *widenings;
+        bool converged;
+        sd_event_source *converge_deadline; /* converged by then, whatever else says */
         unsigned widened;      /* subjects widened in the last pass */
         uint64_t passes;
 };
@@ -64,6 +71,13 @@ static int save_record(SwapTierPass *t, GHashTable *table) {
                 g_autofree char *joined = g_strjoinv(";", lines);
                 g_string_append_printf(s, "%s\t%s\n", esc, joined);
         }
+        g_autoptr(GPtrArray) wkeys = hash_table_keys(t->widenings);
+        g_ptr_array_sort(wkeys, compare_strings);
+        for (guint i = 0; i < wkeys->len; i++) {
+                const char *k = g_ptr_array_index(wkeys, i);
+                g_autofree char *esc = g_strescape(k, NULL);
+                g_string_append_printf(s, "%s\t+%s\n", esc, (const char *) g_hash_table_lookup(t->widenings, k));
+        }
         if (s->len == 0)
                 return unlink(path) < 0 && errno != ENOENT ? -errno : 0;
         return write_file_atomic(path, s->str, 0600, WRITE_FILE_SYNC);
@@ -85,9 +99,13 @@ static void load_record(SwapTierPass *t) {
                         continue;
                 *tab = '\0';
                 g_autofree char *cgroup = g_strcompress(*l);
-                g_auto(GStrv) parts = g_strsplit(tab + 1, ";", -1);
                 if (cgroup_path_validate(cgroup) < 0)
                         continue;
+                if (tab[1] == '+') {
+                        g_hash_table_replace(t->widenings, g_steal_pointer(&cgroup), g_strdup(tab + 2));
+                        continue;
+                }
+                g_auto(GStrv) parts = g_strsplit(tab + 1, ";", -1);
                 g_hash_table_replace(t->written, g_steal_pointer(&cgroup), g_strjoinv("\n", parts));
         }
 }
@@ -299,7 +317,7 @@ static void run_pass(SwapTierPass *t) {
         gpointer v;
 
         /* Nothing asked, nothing of ours left: nothing to do. */
-        if (!tiers && g_hash_table_size(t->written) == 0 && !any_widened(m))
+        if (!tiers && g_hash_table_size(t->written) == 0 && g_hash_table_size(t->widenings) == 0 && !any_widened(m))
                 return;
         t->passes++;
         tier_tree_free(t->tree);
@@ -312,6 +330,12 @@ static void run_pass(SwapTierPass *t) {
                 Subject *s = v;
                 g_auto(GStrv) widen = s->tiers_requested && s->cgroup && !streq(s->cgroup, "/")
                                               ? tier_tree_widening(t->tree, s->cgroup) : NULL;
+                if (s->tiers_requested && s->cgroup && !t->converged) {
+                        g_auto(GStrv) hint = swap_tier_pass_startup_widening(t, s->cgroup);
+                        g_auto(GStrv) both = tier_set_union(widen, hint);
+                        g_strfreev(widen);
+                        widen = g_steal_pointer(&both);
+                }
                 if (widen) {
                         t->widened++;
                         visit(t, t->tree, s->cgroup, plan, dirs, 0);
@@ -334,8 +358,34 @@ static void run_pass(SwapTierPass *t) {
                         manager_apply_subject(m, s);
                 }
         }
-        execute(t, plan, true);
+        /* What the subjects have now, for a restart; while starting, what
+         * was there before stays too. */
+        if (t->converged)
+                g_hash_table_remove_all(t->widenings);
+        g_hash_table_iter_init(&i, m->subjects);
+        while (g_hash_table_iter_next(&i, NULL, &v)) {
+                Subject *s = v;
+                if (s->tiers_widen && s->cgroup)
+                        g_hash_table_replace(t->widenings, g_strdup(s->cgroup), g_strjoinv(",", s->tiers_widen));
+        }
+        execute(t, plan, t->converged);
         watch_dirs(t, dirs);
+}
+
+char **swap_tier_pass_startup_widening(const SwapTierPass *t, const char *cgroup) {
+        const char *w;
+
+        if (!t || t->converged || !cgroup || !(w = g_hash_table_lookup(t->widenings, cgroup)))
+                return NULL;
+        g_auto(GStrv) v = g_strsplit(w, ",", -1);
+        return tier_set_union(v, NULL);
+}
+
+void swap_tier_pass_startup_converged(SwapTierPass *t) {
+        if (!t || t->converged)
+                return;
+        t->converged = true;
+        swap_tier_pass_schedule(t);
 }
 
 static int on_defer(sd_event_source *s, void *userdata) {
@@ -406,6 +456,17 @@ static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userda
         return 0;
 }
 
+/* Startup normally converges when every unit systemd listed was applied
+ * (sweep.c); without systemd nothing says so. */
+#define CONVERGE_DEADLINE_USEC (60 * G_USEC_PER_SEC)
+
+static int on_converge_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
+        (void) s;
+        (void) usec;
+        swap_tier_pass_startup_converged(userdata);
+        return 0;
+}
+
 int swap_tier_pass_new(Manager *m, SwapTierPass **ret) {
         g_autofree SwapTierPass *t = g_new0(SwapTierPass, 1);
         int r;
@@ -416,6 +477,7 @@ int swap_tier_pass_new(Manager *m, SwapTierPass **ret) {
         t->watched = g_hash_table_new(g_str_hash, g_str_equal);
         t->written = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
         t->conflicts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        t->widenings = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
         t->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
         if (t->inotify_fd < 0)
                 return log_warning_errno(-errno, "Failed to create an inotify instance for swap tiers: %m");
@@ -425,9 +487,11 @@ int swap_tier_pass_new(Manager *m, SwapTierPass **ret) {
                 return r;
         }
         load_record(t);
+        (void) sd_event_add_time_relative(m->event, &t->converge_deadline, CLOCK_MONOTONIC, CONVERGE_DEADLINE_USEC,
+                                          G_USEC_PER_SEC, on_converge_deadline, t);
         /* What an earlier run narrowed is looked at once, even when no
          * group asks for tiers any more (--revert, a group removed). */
-        if (g_hash_table_size(t->written) > 0)
+        if (g_hash_table_size(t->written) > 0 || g_hash_table_size(t->widenings) > 0)
                 swap_tier_pass_schedule(t);
         *ret = TAKE_PTR(t);
         return 0;
@@ -437,6 +501,7 @@ SwapTierPass *swap_tier_pass_free(SwapTierPass *t) {
         if (!t)
                 return NULL;
         sd_event_source_disable_unref(t->defer);
+        sd_event_source_disable_unref(t->converge_deadline);
         sd_event_source_disable_unref(t->inotify_source);
         if (t->inotify_fd >= 0)
                 close(t->inotify_fd);
@@ -444,6 +509,7 @@ SwapTierPass *swap_tier_pass_free(SwapTierPass *t) {
         g_hash_table_unref(t->watches);
         g_hash_table_unref(t->written);
         g_hash_table_unref(t->conflicts);
+        g_hash_table_unref(t->widenings);
         tier_tree_free(t->tree);
         g_free(t);
         return NULL;

@@ -33,5 +33,11 @@ void swap_tier_pass_schedule(SwapTierPass *t);
  * (*ret_written) and why, or why it did not (someone else's value:
  * *ret_written NULL); false when neither. */
 bool swap_tier_pass_describe_cgroup(const SwapTierPass *t, const char *cgroup, char **ret_written, char **ret_why);
+/* After a restart, until startup converged: the widening a subject's
+ * cgroup had (the record's), which its plan keeps meanwhile; NULL after. */
+char **swap_tier_pass_startup_widening(const SwapTierPass *t, const char *cgroup);
+/* Every unit and cgroup is known again: from now on a pass undoes too. */
+void swap_tier_pass_startup_converged(SwapTierPass *t);
+
 /* For status: how many cgroups were narrowed, widened and left in conflict. */
 char *swap_tier_pass_describe(const SwapTierPass *t);
