@@ -206,7 +206,6 @@ static bool write_narrowing(SwapTierPass *t, const char *cgroup, const char *con
 static void undo_narrowing(SwapTierPass *t, const char *cgroup, const char *ours) {
         Manager *m = t->manager;
         g_autofree char *current = NULL, *all = NULL;
-        g_auto(GStrv) defined_allowed = NULL;
 
         if (cgroup_read_value(m->cgroup_root, cgroup, BACKEND_CGROUP_FILE, SWAP_TIERS_FILE, &current) < 0 ||
             !tier_file_holds(current, ours))
@@ -240,7 +239,7 @@ static void watch_dirs(SwapTierPass *t, GPtrArray *dirs) {
                 if (g_hash_table_contains(t->watched, cgroup))
                         continue;
                 g_autofree char *path = g_strconcat(m->cgroup_root, cgroup, NULL);
-                int wd = inotify_add_watch(t->inotify_fd, path, IN_CREATE | IN_ONLYDIR | IN_DONT_FOLLOW);
+                int wd = inotify_add_watch(t->inotify_fd, path, IN_CREATE | IN_DELETE | IN_ONLYDIR | IN_DONT_FOLLOW);
                 if (wd < 0) {
                         log_debug_errno(-errno, "Failed to watch %s: %m", path);
                         continue;
@@ -286,7 +285,9 @@ static void execute(SwapTierPass *t, GHashTable *plan, bool undo_others) {
                         const char *c = g_ptr_array_index(old, j);
                         if (g_hash_table_contains(plan, c))
                                 continue;
-                        undo_narrowing(t, c, g_hash_table_lookup(t->written, c));
+                        /* In a group with SwapTiers= now: its own plan wrote it. */
+                        if (!t->tree || !tier_tree_find(t->tree, c))
+                                undo_narrowing(t, c, g_hash_table_lookup(t->written, c));
                         g_hash_table_remove(t->conflicts, c);
                         g_hash_table_remove(t->written, c);
                 }
@@ -353,8 +354,12 @@ static void run_pass(SwapTierPass *t) {
         for (guint j = 0; j < reapply->len; j++) {
                 Subject *s = manager_find_subject(m, g_ptr_array_index(reapply, j));
                 if (s) {
-                        log_info("%s: swap tiers widened to what the groups below need: %s", subject_name(s),
-                                 s->tiers_widen ? "" : "(no longer)");
+                        g_autofree char *w = s->tiers_widen ? g_strjoinv(",", s->tiers_widen) : NULL;
+                        if (w)
+                                log_info("%s: memory.swap.tiers.max widened with %s, for the groups of cgroups "
+                                         "below it", subject_name(s), w);
+                        else
+                                log_info("%s: memory.swap.tiers.max no longer widened", subject_name(s));
                         manager_apply_subject(m, s);
                 }
         }
@@ -430,6 +435,21 @@ static void child_made(SwapTierPass *t, const char *parent, const char *name) {
         log_debug("%s: made in a widened cgroup, narrowed", child);
 }
 
+/* A child removed: what policyd wrote there goes from the record, which
+ * would otherwise grow with every unit started and stopped in a widened
+ * slice. */
+static void child_removed(SwapTierPass *t, const char *parent, const char *name) {
+        g_autofree char *child = child_path(parent, name);
+        bool had = g_hash_table_remove(t->written, child);
+
+        had |= g_hash_table_remove(t->conflicts, child);
+        if (had) {
+                int r = save_record(t, t->written);
+                if (r < 0)
+                        log_warning_errno(r, "Failed to save %s/" RECORD_NAME ": %m", t->manager->state_dir);
+        }
+}
+
 static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         SwapTierPass *t = userdata;
         char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
@@ -449,6 +469,8 @@ static int on_inotify(sd_event_source *s, int fd, uint32_t revents, void *userda
                         const char *parent = g_hash_table_lookup(t->watches, GINT_TO_POINTER(e->wd));
                         if (parent && (e->mask & IN_CREATE) && (e->mask & IN_ISDIR) && e->len > 0)
                                 child_made(t, parent, e->name);
+                        else if (parent && (e->mask & IN_DELETE) && (e->mask & IN_ISDIR) && e->len > 0)
+                                child_removed(t, parent, e->name);
                 }
         }
         if (overflow)
