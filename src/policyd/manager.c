@@ -471,7 +471,8 @@ void manager_swap_tiers_verify(Manager *m) {
         for (guint i = 0; i < keys->len; i++) {
                 Subject *s = manager_find_subject(m, g_ptr_array_index(keys, i));
                 g_autofree char *current = NULL, *want = NULL;
-                if (!s || !s->tiers_requested || !s->cgroup || !s->tiers_allowed || !apply_subject_is_live(s))
+                /* tiers_allowed NULL: none allowed (SwapTiers=none), every line 0. */
+                if (!s || !s->tiers_requested || !s->cgroup || !apply_subject_is_live(s))
                         continue;
                 if (cgroup_read_value(m->cgroup_root, s->cgroup, BACKEND_CGROUP_FILE, SWAP_TIERS_FILE, &current) < 0)
                         continue;

@@ -85,7 +85,8 @@ static int save_record(SwapTierPass *t, GHashTable *table) {
 
 static void load_record(SwapTierPass *t) {
         g_autofree char *path = record_path(t), *text = NULL;
-        int r = read_full_file(path, &text, NULL);
+        size_t size;
+        int r = read_full_file(path, &text, &size);
 
         if (r < 0) {
                 if (r != -ENOENT)

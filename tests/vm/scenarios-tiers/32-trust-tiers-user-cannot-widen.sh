@@ -21,6 +21,7 @@ pgt_setup
 user=pgttiers
 attack_cleanup() {
         pgt_cleanup
+        rm -f /run/pgt-go /run/pgt-attack.sh
         userdel "$user" 2>/dev/null || true
 }
 trap attack_cleanup EXIT
@@ -34,7 +35,18 @@ pgt_policy pgt-open '[PolicyGroup]\nDescription=users may ask for fast\nAllowSel
 printf '[Unit]\nX-PolicyGroup=pgt-slow\n' > /etc/systemd/system/pgt-box.slice
 systemctl daemon-reload
 start_policyd
-systemd-run --unit=pgt-attack -p User="$user" -p Delegate=yes -p Slice=pgt-box.slice sleep infinity
+# The unit's process waits for the word, then moves itself (as the user,
+# within the tree they own) to their box and holds memory there.
+rm -f /run/pgt-go
+cat > /run/pgt-attack.sh <<SCRIPT
+#!/bin/sh
+while [ ! -e /run/pgt-go ]; do sleep 0.2; done
+here=/sys/fs/cgroup\$(cut -d: -f3 /proc/self/cgroup)
+echo \$\$ > "\${here%/*}/box/cgroup.procs" || exit 1
+exec ${toucher[0]} ${toucher[1]} '${toucher[2]}'
+SCRIPT
+chmod 0755 /run/pgt-attack.sh
+systemd-run --unit=pgt-attack -p User="$user" -p Delegate=yes -p Slice=pgt-box.slice /run/pgt-attack.sh
 slice=$cg$(unit_cgroup pgt-box.slice)
 root=$cg$(unit_cgroup pgt-attack.service)
 [[ $(stat -c %U "$root") == "$user" ]] || fail "$root is not delegated to $user"
@@ -55,7 +67,7 @@ box=${root#"$cg"}/box
 as_user policyctl assign "$box" pgt-open || fail "the user could not assign their own cgroup to pgt-open"
 wait_for "policyd took the user's assignment (the group tag on their box)" xattr_is "$root/box" user.policy.group pgt-open
 assert_eq "the user's box: what they asked for" "fast max;slow max;" "$(sort "$root/box/memory.swap.tiers.max" | tr '\n' ';')"
-as_user sh -c "echo \$\$ > '$root/box/cgroup.procs' && exec ${toucher[0]} ${toucher[1]} '${toucher[2]}'" &
+touch /run/pgt-go
 wait_long 60 "64 MiB touched in the user's box" anon_at_least "$root/box" $((64 << 10))
 sleep 2 # a tier pass, had there been one to make, is long done
 policyctl status | grep -a "Swap:" || true
