@@ -187,7 +187,9 @@ static bool write_narrowing(SwapTierPass *t, const char *cgroup, const char *con
                         log_debug_errno(r, "Failed to read %s of %s: %m", SWAP_TIERS_FILE, cgroup);
                 return false;
         }
-        if (!tier_file_unrestricted(current) && !(ours && tier_file_holds(current, ours))) {
+        /* Ours, or ours with a tier made again since (max), is policyd's
+         * to write again; anything else someone else restricted. */
+        if (!tier_file_unrestricted(current) && !(ours && tier_file_within(current, ours))) {
                 g_autofree char *flat = g_strdelimit(g_strdup(current), "\n", ',');
                 g_hash_table_replace(t->conflicts, g_strdup(cgroup),
                                      g_strdup_printf("someone else restricted it (%s): kept, and policyd does not "

@@ -269,3 +269,18 @@ bool tier_file_holds(const char *current, const char *ours) {
                         return false;
         return true;
 }
+
+bool tier_file_within(const char *current, const char *ours) {
+        g_autoptr(GHashTable) cur = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        g_autoptr(GHashTable) want = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        GHashTableIter i;
+        gpointer k, v;
+
+        for_each_line(current, collect_values, cur);
+        for_each_line(ours, collect_values, want);
+        g_hash_table_iter_init(&i, cur);
+        while (g_hash_table_iter_next(&i, &k, &v))
+                if (GPOINTER_TO_INT(v) == 1 && GPOINTER_TO_INT(g_hash_table_lookup(want, k)) != 1)
+                        return false;
+        return true;
+}

@@ -74,5 +74,9 @@ char **tier_file_allowed(const char *content);
  * content) says of each tier ours names; tiers only current lists must be
  * allowed (a tier made since comes in as max). */
 bool tier_file_holds(const char *current, const char *ours);
+/* Whether every tier current denies, ours denies too: current is ours,
+ * or ours with tiers set back to max (the kernel does that to a tier made
+ * again), and no one else restricted it further. */
+bool tier_file_within(const char *current, const char *ours);
 /* Whether content allows every tier it lists: a file no one restricted. */
 bool tier_file_unrestricted(const char *content);

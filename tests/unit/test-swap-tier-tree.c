@@ -142,6 +142,18 @@ static void test_files(void) {
         };
         for (size_t i = 0; i < G_N_ELEMENTS(holds); i++)
                 g_assert_cmpint(tier_file_holds(holds[i].current, holds[i].ours), ==, holds[i].holds);
+
+        static const struct {
+                const char *current, *ours;
+                bool within;
+        } within[] = {
+                { "fast 0\nslow max", "fast 0\nslow max", true },
+                { "fast max\nslow max", "fast 0\nslow max", true },  /* fast made again */
+                { "fast 0\nslow 0", "fast 0\nslow max", false },     /* someone denied slow */
+                { "fast 0\nslow max\nmid 0", "fast 0\nslow max", false },
+        };
+        for (size_t i = 0; i < G_N_ELEMENTS(within); i++)
+                g_assert_cmpint(tier_file_within(within[i].current, within[i].ours), ==, within[i].within);
 }
 
 static void test_sets(void) {
