@@ -19,6 +19,7 @@
 #include "policy-load.h"
 #include "policyctl-online.h"
 #include "policyctl-output.h"
+#include "policyctl-swap-tiers.h"
 #include "system-facts.h"
 #include "table.h"
 #include "util.h"
@@ -37,7 +38,10 @@ static void help(void) {
                "  list                    List the groups\n"
                "  parse FILE...           Show how systemd's parser reads a file (policy\n"
                "                          or unit file): its sections and assignments by\n"
-               "                          line, and where systemd would refuse it\n\n"
+               "                          line, and where systemd would refuse it\n"
+               "  swap-tiers [plan|apply] Compare the swap tiers of policyd.conf's\n"
+               "                          [SwapTiers] with the kernel's; apply writes what\n"
+               "                          differs, in one write (needs root; no policyd)\n\n"
                "Online commands (ask the running policyd over the system bus):\n"
                "  status                  Show policyd's state and the groups with their\n"
                "                          member counts (the default command)\n"
@@ -530,6 +534,10 @@ static int verb_list(int argc, char **argv) {
         return EXIT_OK;
 }
 
+static int verb_swap_tiers_argv(int argc, char **argv) {
+        return verb_swap_tiers(argc, argv, arg_root);
+}
+
 typedef struct Verb {
         const char *name;
         int (*run)(int argc, char **argv);
@@ -542,6 +550,7 @@ static const Verb verbs[] = {
         { "cat-config", verb_cat_config, false, true },
         { "list", verb_list, false, true },
         { "parse", verb_parse, false, true },
+        { "swap-tiers", verb_swap_tiers_argv, false, false },
         { "status", verb_status, true, true },
         { "show", verb_show, true, true },
         { "explain", verb_explain, true, true },
@@ -672,7 +681,7 @@ static int run(int argc, char **argv) {
                 }
                 if (verbs[i].online && arg_root) {
                         fprintf(stderr,
-                                "--root is for the offline commands (verify, cat-config, list, parse); '%s' asks the "
+                                "--root is for the offline commands (verify, cat-config, list, parse, swap-tiers); '%s' asks the "
                                 "running policyd. Drop --root.\n",
                                 verbs[i].name);
                         return EXIT_USAGE;

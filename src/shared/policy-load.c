@@ -7,6 +7,7 @@
 
 #include "config-trust.h"
 #include "policy-load.h"
+#include "swap-tiers-conf.h"
 #include "util.h"
 
 const char *const policy_search_dirs[] = {
@@ -737,20 +738,52 @@ static void parse_seconds(const ConfContext *ctx, const char *value, void *data)
         *sec = (unsigned) (v * factor);
 }
 
+/* [SwapTiers] Tier=NAME:PRIO, a list: an empty assignment resets it. */
+static void parse_swap_tier(const ConfContext *ctx, const char *value, void *data) {
+        GPtrArray **tiers = data;
+        g_autofree char *name = NULL;
+        const char *why = NULL;
+        int prio;
+
+        if (isempty(value)) {
+                g_ptr_array_set_size(*tiers, 0);
+                return;
+        }
+        if (swap_tier_parse(value, &name, &prio, &why) < 0) {
+                diagnostics_add(ctx->diags, DIAGNOSTIC_ERROR, ctx->file, ctx->line,
+                                "Invalid %s= value '%s': %s; ignoring it", ctx->key, value, why);
+                return;
+        }
+        g_ptr_array_add(*tiers, swap_tier_new(name, prio, ctx->file, ctx->line));
+}
+
 static const ConfTableItem daemon_table[] = {
         { "Daemon", "RescanIntervalSec", parse_seconds, offsetof(DaemonConfig, rescan_interval_sec), 0 },
         { "Daemon", "DryRun", parse_boolean_key, offsetof(DaemonConfig, dry_run), 0 },
+        { "SwapTiers", "Tier", parse_swap_tier, offsetof(DaemonConfig, swap_tiers), 0 },
         {},
 };
+
+static void swap_tier_free_void(gpointer p) {
+        swap_tier_free(p);
+}
 
 void daemon_config_init(DaemonConfig *c) {
         *c = (DaemonConfig) {
                 .rescan_interval_sec = 0,
+                .swap_tiers = g_ptr_array_new_with_free_func(swap_tier_free_void),
+                .swap_tiers_valid = true,
         };
 }
 
 void daemon_config_done(DaemonConfig *c) {
+        if (c->swap_tiers)
+                g_ptr_array_unref(c->swap_tiers);
         *c = (DaemonConfig) {};
+}
+
+void daemon_config_check(DaemonConfig *c, Diagnostics *diags) {
+        c->swap_tiers_valid = swap_tiers_check(c->swap_tiers, diags);
 }
 
 void daemon_config_load_file(DaemonConfig *c, const ConfFile *f, Diagnostics *diags) {
@@ -783,6 +816,7 @@ int daemon_config_load(const char *root, DaemonConfig *c, Diagnostics *diags) {
                 daemon_config_apply_path(c, s->file, diags);
         for (guint i = 0; i < s->dropins->len; i++)
                 daemon_config_apply_path(c, g_ptr_array_index(s->dropins, i), diags);
+        daemon_config_check(c, diags);
         return 0;
 }
 
@@ -831,6 +865,9 @@ int policy_file_verify(const char *path, Diagnostics *diags) {
                 DaemonConfig c;
                 daemon_config_init(&c);
                 daemon_config_apply_path(&c, path, diags);
+                /* A drop-in alone may hold part of the list only. */
+                if (streq(base, "policyd.conf"))
+                        daemon_config_check(&c, diags);
                 daemon_config_done(&c);
                 return 0;
         }

@@ -75,9 +75,14 @@ void policy_group_check(PolicyGroup *g, Diagnostics *diags);
 typedef struct DaemonConfig {
         unsigned rescan_interval_sec; /* 0: off; only a safety net */
         bool dry_run;
+        GPtrArray *swap_tiers;  /* SwapTier*, [SwapTiers] Tier= in order; owned */
+        bool swap_tiers_valid;  /* set by daemon_config_check() */
 } DaemonConfig;
 
 void daemon_config_init(DaemonConfig *c);
 void daemon_config_done(DaemonConfig *c);
 void daemon_config_load_file(DaemonConfig *c, const ConfFile *f, Diagnostics *diags);
+/* Loads policyd.conf and its drop-ins, then daemon_config_check(). */
 int daemon_config_load(const char *root, DaemonConfig *c, Diagnostics *diags);
+/* Checks what needs every file: the declared swap tiers as a whole. */
+void daemon_config_check(DaemonConfig *c, Diagnostics *diags);
