@@ -6,6 +6,9 @@
  * NUMAPolicy=, NUMAMask=) before the first instruction of the unit runs, and
  * the memory properties from the unit's very first start.
  *
+ * When policyd.conf declares swap tiers ([SwapTiers]), it also pulls in
+ * policyd-swap-tiers.service, ordered before every swap unit.
+ *
  * It runs early at boot and at every daemon-reload, in parallel with other
  * generators. It must be fast and must never fail boot: every problem is a
  * warning, and the exit status is always 0. */
@@ -916,6 +919,65 @@ static void entry_generate(Context *c, Entry *e) {
         }
 }
 
+/* ---- swap tiers ---- */
+
+#define SWAP_TIERS_UNIT "policyd-swap-tiers.service"
+#define SWAP_TIERS_DROPIN "50-policyd-swap-tiers.conf"
+
+/* Writes the drop-in dir/SWAP_TIERS_DROPIN; false on failure (logged). */
+static bool write_swap_tiers_dropin(const char *dir, const char *content) {
+        g_autofree char *path = g_build_filename(dir, SWAP_TIERS_DROPIN, NULL);
+        int r;
+
+        if (g_mkdir_with_parents(dir, 0755) < 0) {
+                log_warning_errno(errno, "Cannot create %s: %m", dir);
+                return false;
+        }
+        r = write_file_atomic(path, content, 0644, 0);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot write %s: %m", path);
+                return false;
+        }
+        return true;
+}
+
+/* With [SwapTiers] in policyd.conf: policyd-swap-tiers.service in
+ * swap.target (swap turned on by a script after sysinit.target comes after
+ * it too), and in every swap unit, ordered before it, through the
+ * type-level drop-in swap.d/ (systemd.unit(5)): Before=swap.target alone
+ * does not order a .swap unit, which is itself before swap.target. Drop-ins
+ * rather than a .wants link, whose target would name the unit directory.
+ * The unit's own errors (a list that cannot be applied) are its to report
+ * at boot; here only whether tiers are declared counts. */
+static void generate_swap_tiers(Context *c) {
+        g_autoptr(Diagnostics) diags = diagnostics_new();
+        g_autofree char *swap_dir = g_build_filename(c->output_dir, "swap.d", NULL);
+        g_autofree char *target_dir = g_build_filename(c->output_dir, "swap.target.d", NULL);
+        DaemonConfig config;
+        guint n;
+
+        daemon_config_init(&config);
+        (void) daemon_config_load(c->root, &config, diags);
+        n = config.swap_tiers->len;
+        daemon_config_done(&config);
+        if (n == 0)
+                return;
+
+        if (!write_swap_tiers_dropin(swap_dir,
+                                     "# Written by policyd-generator: policyd.conf declares swap tiers, which the\n"
+                                     "# kernel takes only before swapon (policyd.conf(5)).\n"
+                                     "[Unit]\n"
+                                     "Wants=" SWAP_TIERS_UNIT "\n"
+                                     "After=" SWAP_TIERS_UNIT "\n") ||
+            !write_swap_tiers_dropin(target_dir,
+                                     "# Written by policyd-generator: policyd.conf declares swap tiers\n"
+                                     "# (policyd.conf(5)).\n"
+                                     "[Unit]\n"
+                                     "Wants=" SWAP_TIERS_UNIT "\n"))
+                return;
+        log_debug("%u swap tiers declared: wrote %s and %s.", n, swap_dir, target_dir);
+}
+
 /* ---- main ---- */
 
 /* Wider drop-ins first: whether this entry must hide one depends on them. */
@@ -938,6 +1000,8 @@ static void run(Context *c) {
         GHashTableIter it;
         gpointer value;
         int r;
+
+        generate_swap_tiers(c);
 
         r = policy_set_load(c->root, NULL, &c->policies, diags);
         diagnostics_sort(diags);
