@@ -96,3 +96,13 @@ assert_routed() {
         (( other_delta <= 0 )) || fail "$what: Used on $other grew by $other_delta KiB, expected nothing"
         echo "ok: $what went to $to only"
 }
+
+# reboot_for_scenario: the guest boots again (the same disk, a fresh
+# kernel) and this scenario runs once more from the start; it tells the two
+# runs apart by what it left on the disk. tests/vm/guest/runner and
+# tests/vm/run do the rest (exit status 75).
+reboot_for_scenario() {
+        sync
+        echo "asking for a boot; this scenario runs again after it"
+        exit 75
+}
