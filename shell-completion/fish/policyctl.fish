@@ -146,6 +146,7 @@ complete -c policyctl -n __policyctl_needs_verb -a verify -d 'Check policy files
 complete -c policyctl -n __policyctl_needs_verb -a cat-config -d "Show a group's file and its drop-ins"
 complete -c policyctl -n __policyctl_needs_verb -a list -d 'List the groups'
 complete -c policyctl -n __policyctl_needs_verb -a parse -d "Show how systemd's parser reads a file"
+complete -c policyctl -n __policyctl_needs_verb -a swap-tiers -d 'Compare or apply the swap tiers of policyd.conf'
 complete -c policyctl -n __policyctl_needs_verb -a status -d "Show policyd's state and the groups"
 complete -c policyctl -n __policyctl_needs_verb -a show -d "Show a group's settings and members"
 complete -c policyctl -n __policyctl_needs_verb -a explain -d "Show a cgroup's groups and knobs"
@@ -171,6 +172,7 @@ complete -c policyctl -n 'not __policyctl_after_exec' -l user -d 'With assign, u
 complete -c policyctl -n "__policyctl_argument '*' verify parse" -F
 complete -c policyctl -n "__policyctl_argument '*' cat-config" -a '(__policyctl_groups offline)'
 complete -c policyctl -n '__policyctl_argument 0 show' -a '(__policyctl_groups online)'
+complete -c policyctl -n '__policyctl_argument 0 swap-tiers' -a 'plan apply'
 complete -c policyctl -n '__policyctl_argument 0 explain assign unassign' -a '(__policyctl_targets)'
 complete -c policyctl -n '__policyctl_argument 1 assign unassign' -a '(__policyctl_groups online)'
 

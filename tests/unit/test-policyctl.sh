@@ -383,5 +383,39 @@ else
         ok "colours, pager and width on a terminal # SKIP script(1) is not installed, or cannot open a terminal here"
 fi
 
+# --- swap-tiers: [SwapTiers] against a fake sysfs tree (--root)
+st=$tmp/tiersconf
+header='Name             Idx   PrioStart   PrioEnd\n'
+put tiersconf/etc/policyd.conf '[SwapTiers]\nTier=fast:100\nTier=slow:-1\n'
+put tiersconf/proc/swaps 'Filename Type Size Used Priority\n/dev/zram0 partition 524284 0 100\n'
+out=$("$policyctl" --root "$st" swap-tiers apply 2>&1); rc=$?
+[ $rc = 0 ] && grep -q "no swap tiers (no $st/sys/kernel/mm/swap/tiers)" <<< "$out" && [ ! -e "$st/sys" ] \
+        && ok "swap-tiers apply on a kernel without tiers says so, exits 0 and writes nothing" \
+        || not_ok "swap-tiers apply on a kernel without tiers says so, exits 0 and writes nothing" "exit $rc" "$out"
+put tiersconf/sys/kernel/mm/swap/tiers "$header"
+out=$("$policyctl" --root "$st" swap-tiers 2>&1); rc=$?
+[ $rc = 0 ] && grep -q "Would write '+fast:100 +slow:-1'" <<< "$out" && [ "$(cat "$st/sys/kernel/mm/swap/tiers")" = "$(printf "$header")" ] \
+        && ok "swap-tiers (plan) says the write and makes none" || not_ok "swap-tiers (plan) says the write and makes none" "exit $rc" "$out"
+out=$("$policyctl" --root "$st" swap-tiers apply 2>&1); rc=$?
+[ $rc = 0 ] && [ "$(head -c 18 "$st/sys/kernel/mm/swap/tiers")" = "+fast:100 +slow:-1" ] \
+        && ok "swap-tiers apply makes one write, highest first" || not_ok "swap-tiers apply makes one write, highest first" "exit $rc" "$out"
+put tiersconf/sys/kernel/mm/swap/tiers "${header}fast             3     100         32767\nslow             2     -1          99\nother            1     200         32767\n"
+out=$("$policyctl" --root "$st" swap-tiers apply 2>&1); rc=$?
+[ $rc = 0 ] && grep -q "nothing to write" <<< "$out" && grep -q "other 200: left alone (not in \[SwapTiers\])" <<< "$out" \
+        && ok "swap-tiers apply: as declared, nothing written; a tier not declared is left alone, and said so" \
+        || not_ok "swap-tiers apply: as declared, nothing written; a tier not declared is left alone, and said so" "exit $rc" "$out"
+put tiersconf/etc/policyd.conf.d/50-move.conf '[SwapTiers]\nTier=\nTier=fast:50\nTier=slow:-1\n'
+out=$("$policyctl" --root "$st" swap-tiers apply 2>&1); rc=$?
+[ $rc = 1 ] && grep -q "Not applied, nothing written: Removing tier 'fast' would move the active swap device /dev/zram0" <<< "$out" \
+        && ok "swap-tiers apply refuses a tier change that would move an active device (EBUSY), exit 1" \
+        || not_ok "swap-tiers apply refuses a tier change that would move an active device (EBUSY), exit 1" "exit $rc" "$out"
+put tiersconf/etc/policyd.conf.d/50-move.conf '[SwapTiers]\nTier=\nTier=fast:100\nTier=slow:10\n'
+out=$("$policyctl" --root "$st" swap-tiers apply 2>&1); rc=$?
+[ $rc = 1 ] && grep -qF "$st/etc/policyd.conf.d/50-move.conf:4: error: The lowest swap tier, 'slow', starts at 10" <<< "$out" \
+        && ok "swap-tiers apply: a lowest tier not at -1 is an error at its file and line, exit 1" \
+        || not_ok "swap-tiers apply: a lowest tier not at -1 is an error at its file and line, exit 1" "exit $rc" "$out"
+expect_rc "verify fails on [SwapTiers] without a tier at -1" 1 "$policyctl" --root "$st" verify
+expect_rc "swap-tiers takes plan or apply only" 2 "$policyctl" --root "$st" swap-tiers remove
+
 echo "1..$n"
 [ $failures = 0 ]

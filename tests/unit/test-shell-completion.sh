@@ -125,13 +125,14 @@ expect_has() { # name, line, words that must be among the replies…
         [ -z "$missing" ] && ok "$name" || not_ok "$name" "line: '$line'" "missing:$missing" "got: $(flat "$got")"
 }
 
-verbs=(assign cat-config exec explain list parse reload show status unassign verify)
+verbs=(assign cat-config exec explain list parse reload show status swap-tiers unassign verify)
 
 # --- verbs
 expect "verbs at position 1" "policyctl " "${verbs[@]}"
 expect "a verb from its prefix" "policyctl una" unassign
 expect "verbs after an option" "policyctl --json " "${verbs[@]}"
 expect "verbs after --root DIR" "policyctl --root $root " "${verbs[@]}"
+expect "swap-tiers: plan or apply" "policyctl swap-tiers " apply plan
 expect "no second verb" "policyctl status "
 
 # --- options
