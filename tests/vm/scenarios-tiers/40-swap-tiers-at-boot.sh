@@ -100,6 +100,11 @@ echo "monotonic µs: $unit exited $tiers_done; $swap_unit began $swap_began; mac
 (( tiers_done <= setup_began )) || fail "$unit ended at $tiers_done, after machine-setup began ($setup_began)"
 echo "ok: the tiers were defined before any swapon of this boot"
 
+# No ordering cycle that systemd broke by dropping a job of ours.
+if journalctl -b -o cat --no-pager _PID=1 | grep -E "ordering cycle|Job .* deleted to break"; then
+        fail "systemd found an ordering cycle at boot"
+fi
+
 # What it said, and no crash of policyctl at boot (the runner looks only
 # from the scenario's start).
 journalctl -b -o cat --no-pager -u "$unit"
