@@ -7,6 +7,8 @@
 # the tiers file has fast 100 and slow -1; zram, the disk and the file are
 # active; policyd-swap-tiers.service finished before the swap unit and
 # before machine-setup's swapon started; each device's pages go by tier.
+# Then, at run time: policyctl and the kernel both refuse a tier that would
+# take the active swap file, and both take it once the file is off.
 set -euo pipefail
 # shellcheck source=../scenarios/lib.sh
 . "$SCENARIO_DIR/lib.sh"
@@ -61,7 +63,7 @@ cleanup() {
         # The next scenarios expect zram and the disk only, and they define
         # these same tiers themselves (tiers_define finds them defined).
         systemctl disable --now "$swap_unit" 2>/dev/null || true
-        rm -f "/etc/systemd/system/$swap_unit" "$swapfile" "$conf"
+        rm -f "/etc/systemd/system/$swap_unit" "$swapfile" "$conf" /etc/policyd.conf.d/42-pgt-mid.conf
         rm -rf "$state"
         systemctl daemon-reload
 }
@@ -118,9 +120,35 @@ out=$(policyctl swap-tiers apply)
 [[ $out == *"nothing to write"* ]] || fail "a second apply was not a no-op: $out"
 echo "ok: applying again writes nothing"
 
-# The kernel placed each device in its tier: "slow 0" swaps to zram only,
-# "fast 0" to the disk only (the swap file goes off first: it is slow too).
+# The model agrees with the kernel at run time. A tier at 50 would take the
+# swap file (priority 50) out of slow: policyctl refuses, writing nothing,
+# and the kernel itself says EBUSY to that write.
+printf '[SwapTiers]\nTier=mid:50\n' >/etc/policyd.conf.d/42-pgt-mid.conf
+if out=$(policyctl swap-tiers apply 2>&1); then
+        fail "apply took a tier that would move $swapfile: $out"
+fi
+[[ $out == *"would move the active swap device $swapfile (priority 50, in tier 'slow')"* ]] ||
+        fail "apply did not name $swapfile: $out"
+if err=$(echo "+mid:50" 2>&1 >"$tiers_file"); then
+        echo "-mid" >"$tiers_file"
+        fail "the kernel took +mid:50 with $swapfile active: the model is wrong"
+fi
+[[ $err == *"Device or resource busy"* ]] || fail "+mid:50 with $swapfile active: expected EBUSY, got: $err"
+assert_eq "tier mid" "" "$(tier_range mid)"
+echo "ok: with $swapfile on, policyctl and the kernel both refuse a tier at 50"
+# With it off, the tier goes in beside zram and the disk, in one write.
 systemctl stop "$swap_unit"
+out=$(policyctl swap-tiers apply) || fail "apply +mid:50 with $swapfile off: $out"
+echo "$out"
+[[ $out == *"Wrote '+mid:50'"* ]] || fail "apply did not write +mid:50: $out"
+assert_eq "tier mid" "50 99" "$(tier_range mid)"
+assert_eq "tier slow" "-1 49" "$(tier_range slow)"
+rm /etc/policyd.conf.d/42-pgt-mid.conf
+echo "-mid" >"$tiers_file"
+assert_eq "tier slow, mid removed" "-1 99" "$(tier_range slow)"
+
+# The kernel placed each device in its tier: "slow 0" swaps to zram only,
+# "fast 0" to the disk only (the swap file is off: it is slow too).
 for t in fast slow; do
         systemd-run --quiet --unit="pgt-tier-$t" -p MemoryAccounting=yes "${toucher[@]}"
 done
