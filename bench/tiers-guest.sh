@@ -124,12 +124,12 @@ raw=$(mktemp)
 started=0
 for n in "${size_list[@]}"; do
         if (( n > started )); then
-                "$scopes" start --slice=$slice --prefix=$prefix --from="$started" --count=$((n - started)) \
+                "$scopes" start --slice=$slice --prefix=$prefix --from=$((started + 1)) --count=$((n - started)) \
                         --timeout=$((120 + n)) >/dev/null || die "starting scopes"
                 started=$n
         fi
         dirs=()
-        for ((i = 0; i < n; i++)); do dirs+=("/sys/fs/cgroup/$slice/$prefix-$i.scope"); done
+        for ((i = 1; i <= n; i++)); do dirs+=("/sys/fs/cgroup/$slice/$prefix-$i.scope"); done
         # The new scopes get the group's tiers from policyd when they appear:
         # wait for that before any round.
         for ((i = 0; i < 240; i++)); do
