@@ -81,7 +81,10 @@ converge() {
         shift 3
         "$scopes" settle --timeout=600 >/dev/null || die "the machine did not quieten down"
         out=$("$probe" converge --timeout=$((60 + n)) "$@") || die "$way, N=$n, to $to: did not converge"
-        emit kind=flip way="$way" n="$n" rep="$rep" to="$to" "$(sed -n 's/^converge: //p' <<<"$out")"
+        # The floor's own time, writes only, without its process start.
+        write_ms=$(sed -n 's/^write: .*elapsed_ms=\([0-9.]*\).*/\1/p' <<<"$out")
+        emit kind=flip way="$way" n="$n" rep="$rep" to="$to" "$(sed -n 's/^converge: //p' <<<"$out")" \
+                ${write_ms:+write_ms=$write_ms}
 }
 
 way_policyd() {
@@ -97,13 +100,16 @@ way_floor() {
         converge floor "$n" fast "${fast_lines[@]}" "${dirs[@]}" -- "$probe" write "${fast_lines[@]}" "${dirs[@]}"
 }
 
-# summary N: median and p99 (nearest rank) of converged_ms per way.
+# summary N: median and p99 (nearest rank) of converged_ms per way, and of
+# the floor's own write time (write_ms: its writes, without its process
+# start, which converged_ms includes for both ways).
 summary() {
-        local n=$1 raw=$2 way
-        for way in floor policyd; do
-                sed -n "s/^@ kind=flip way=$way n=$n .*converged_ms=\([0-9.]*\).*/\1/p" "$raw" | sort -n |
-                        awk -v way="$way" -v n="$n" '{ v[NR] = $1 }
-                                END { if (NR == 0) exit 1
+        local n=$1 raw=$2 label way field
+        for label in floor:floor:converged_ms policyd:policyd:converged_ms floor-writes:floor:write_ms; do
+                IFS=: read -r label way field <<<"$label"
+                sed -n "s/^@ kind=flip way=$way n=$n .*$field=\([0-9.]*\).*/\1/p" "$raw" | sort -n |
+                        awk -v way="$label" -v n="$n" '{ v[NR] = $1 }
+                                END { if (NR == 0) exit 0
                                       r = int(0.99 * NR); if (r < 0.99 * NR) r++
                                       m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
                                       printf "@ kind=summary way=%s n=%d flips=%d median_ms=%.1f p99_ms=%.1f max_ms=%.1f\n", way, n, NR, m, v[r], v[NR] }'
