@@ -478,7 +478,9 @@ void manager_swap_tiers_verify(Manager *m) {
                         continue;
                 g_auto(GStrv) allowed = tier_set_union(s->tiers_allowed, s->tiers_widen);
                 want = tier_file_content(m->facts->tier_names, allowed);
-                if (tier_file_holds(current, want))
+                /* A tier made again is max: what looks like that is
+                 * written again; a tier someone else denied is theirs. */
+                if (tier_file_holds(current, want) || !tier_file_within(current, want))
                         continue;
                 log_notice("%s: %s no longer holds what policyd wrote (a swap tier made again?): applying again",
                            subject_name(s), SWAP_TIERS_FILE);
