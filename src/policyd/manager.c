@@ -91,8 +91,11 @@ static void note_swap_tiers(Manager *m, Subject *s, const Resolution *r, const C
 
         if (requested && !swap_tiers_allowed(k->value.tiers, m->facts, &allowed))
                 requested = false; /* no tiers here: nothing goes through the tree */
-        for (guint i = 0; requested && r->memberships && i < r->memberships->len; i++) {
-                const Membership *mb = g_ptr_array_index(r->memberships, i);
+        /* After the apply the subject holds the memberships (subject.c
+         * takes them from the resolution). */
+        GPtrArray *memberships = r && r->memberships ? r->memberships : s->memberships;
+        for (guint i = 0; requested && memberships && i < memberships->len; i++) {
+                const Membership *mb = g_ptr_array_index(memberships, i);
                 if (!streq(mb->group, k->group))
                         continue;
                 /* A user's own: a self-request, or any group on a cgroup
