@@ -249,14 +249,20 @@ static void collect_values(const char *name, const char *value, void *u) {
         g_hash_table_replace(u, g_strdup(name), GINT_TO_POINTER(!streq(value, "0") + 1));
 }
 
+/* Each file's tiers: name → 1 (denied) or 2 (allowed). */
+static void read_pair(const char *current, const char *ours, GHashTable **ret_cur, GHashTable **ret_want) {
+        *ret_cur = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        *ret_want = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        for_each_line(current, collect_values, *ret_cur);
+        for_each_line(ours, collect_values, *ret_want);
+}
+
 bool tier_file_holds(const char *current, const char *ours) {
-        g_autoptr(GHashTable) cur = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-        g_autoptr(GHashTable) want = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        g_autoptr(GHashTable) cur = NULL, want = NULL;
         GHashTableIter i;
         gpointer k, v;
 
-        for_each_line(current, collect_values, cur);
-        for_each_line(ours, collect_values, want);
+        read_pair(current, ours, &cur, &want);
         g_hash_table_iter_init(&i, cur);
         while (g_hash_table_iter_next(&i, &k, &v)) {
                 gpointer w = g_hash_table_lookup(want, k);
@@ -271,13 +277,11 @@ bool tier_file_holds(const char *current, const char *ours) {
 }
 
 bool tier_file_within(const char *current, const char *ours) {
-        g_autoptr(GHashTable) cur = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-        g_autoptr(GHashTable) want = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        g_autoptr(GHashTable) cur = NULL, want = NULL;
         GHashTableIter i;
         gpointer k, v;
 
-        for_each_line(current, collect_values, cur);
-        for_each_line(ours, collect_values, want);
+        read_pair(current, ours, &cur, &want);
         g_hash_table_iter_init(&i, cur);
         while (g_hash_table_iter_next(&i, &k, &v))
                 if (GPOINTER_TO_INT(v) == 1 && GPOINTER_TO_INT(g_hash_table_lookup(want, k)) != 1)

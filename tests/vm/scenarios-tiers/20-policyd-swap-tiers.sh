@@ -31,9 +31,6 @@ systemctl start pgt-tier-fast.service pgt-tier-slow.service
 fast=$cg$(unit_cgroup pgt-tier-fast.service)
 slow=$cg$(unit_cgroup pgt-tier-slow.service)
 
-tiers_are() { # PATH EXPECTED (the file's lines, sorted, joined by ;)
-        [[ $(sort "$1/memory.swap.tiers.max" | tr '\n' ';') == "$2" ]]
-}
 wait_for "memory.swap.tiers.max of pgt-tier-fast" tiers_are "$fast" "fast max;slow 0;"
 wait_for "memory.swap.tiers.max of pgt-tier-slow" tiers_are "$slow" "fast 0;slow max;"
 wait_long 60 "64 MiB touched in $fast" anon_at_least "$fast" $((64 << 10))

@@ -48,9 +48,6 @@ adm=$cg$(unit_cgroup pgt-adm.service)
 echo "slow 0" > "$adm/memory.swap.tiers.max"
 start_policyd
 
-tiers_are() { # PATH EXPECTED (the file's lines, sorted, joined by ;)
-        [[ $(sort "$1/memory.swap.tiers.max" | tr '\n' ';') == "$2" ]]
-}
 batch=$cg$(unit_cgroup pgt-batch.slice)   # /pgt.slice/pgt-batch.slice: "-" nests slices
 front=$cg$(unit_cgroup pgt-front.slice)
 db=$cg$(unit_cgroup pgt-db.service)

@@ -52,9 +52,6 @@ start_policyd
 # The root cgroup: a group there writes no tiers, and says why.
 policyctl assign / pgt-slow || fail "policyctl assign / failed"
 
-tiers_are() { # PATH EXPECTED (the file's lines, sorted, joined by ;)
-        [[ $(sort "$1/memory.swap.tiers.max" | tr '\n' ';') == "$2" ]]
-}
 declare -A at
 for t in long fast zswap none other; do
         at[$t]=$cg$(unit_cgroup "pgt-$t.service")

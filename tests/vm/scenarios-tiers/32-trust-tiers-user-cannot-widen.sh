@@ -51,9 +51,6 @@ slice=$cg$(unit_cgroup pgt-box.slice)
 root=$cg$(unit_cgroup pgt-attack.service)
 [[ $(stat -c %U "$root") == "$user" ]] || fail "$root is not delegated to $user"
 
-tiers_are() { # PATH EXPECTED (the file's lines, sorted, joined by ;)
-        [[ $(sort "$1/memory.swap.tiers.max" | tr '\n' ';') == "$2" ]]
-}
 wait_for "the slice may use slow only" tiers_are "$slice" "fast 0;slow max;"
 
 # The user's own tree: the unit's process to a leaf, memory for children,

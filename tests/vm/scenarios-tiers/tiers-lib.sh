@@ -46,6 +46,12 @@ tiers_define() {
         cat /proc/swaps
 }
 
+# tiers_are PATH EXPECTED: the cgroup's memory.swap.tiers.max, its lines
+# sorted and joined by ";" (EXPECTED ends with one).
+tiers_are() {
+        [[ $(sort "$1/memory.swap.tiers.max" | tr '\n' ';') == "$2" ]]
+}
+
 # swap_used DEVICE: its Used column in /proc/swaps, KiB.
 swap_used() {
         awk -v d="$1" '$1 == d { print $4 }' /proc/swaps
