@@ -35,14 +35,18 @@ pgt_policy pgt-open '[PolicyGroup]\nDescription=users may ask for fast\nAllowSel
 printf '[Unit]\nX-PolicyGroup=pgt-slow\n' > /etc/systemd/system/pgt-box.slice
 systemctl daemon-reload
 start_policyd
-# The unit's process waits for the word, then moves itself (as the user,
-# within the tree they own) to their box and holds memory there.
+# The unit's process, as the user in the tree they own: itself to a leaf
+# (main), memory for the children, a cgroup "box"; then it waits for the
+# word, moves itself to the box and holds memory there.
 rm -f /run/pgt-go
 cat > /run/pgt-attack.sh <<SCRIPT
 #!/bin/sh
-while [ ! -e /run/pgt-go ]; do sleep 0.2; done
 here=/sys/fs/cgroup\$(cut -d: -f3 /proc/self/cgroup)
-echo \$\$ > "\${here%/*}/box/cgroup.procs" || exit 1
+mkdir "\$here/main" "\$here/box" || exit 1
+echo \$\$ > "\$here/main/cgroup.procs" || exit 1
+echo +memory > "\$here/cgroup.subtree_control" || exit 1
+while [ ! -e /run/pgt-go ]; do sleep 0.2; done
+echo \$\$ > "\$here/box/cgroup.procs" || exit 1
 exec ${toucher[0]} ${toucher[1]} '${toucher[2]}'
 SCRIPT
 chmod 0755 /run/pgt-attack.sh
@@ -53,13 +57,7 @@ root=$cg$(unit_cgroup pgt-attack.service)
 
 wait_for "the slice may use slow only" tiers_are "$slice" "fast 0;slow max;"
 
-# The user's own tree: the unit's process to a leaf, memory for children,
-# and a cgroup "box" that they assign to pgt-open.
-as_user mkdir "$root/main" "$root/box"
-pid=$(systemctl show -P MainPID pgt-attack.service)
-as_user sh -c "echo $pid > '$root/main/cgroup.procs'"
-as_user sh -c "echo +memory > '$root/cgroup.subtree_control'"
-[[ -f $root/box/memory.swap.tiers.max ]] || fail "no memory.swap.tiers.max in the user's box"
+wait_for "the user's box, with memory" test -f "$root/box/memory.swap.tiers.max"
 box=${root#"$cg"}/box
 as_user policyctl assign "$box" pgt-open || fail "the user could not assign their own cgroup to pgt-open"
 wait_for "policyd took the user's assignment (the group tag on their box)" xattr_is "$root/box" user.policy.group pgt-open
