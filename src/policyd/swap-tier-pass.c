@@ -133,6 +133,17 @@ static char *child_path(const char *parent, const char *name) {
         return streq(parent, "/") ? g_strconcat("/", name, NULL) : g_strconcat(parent, "/", name, NULL);
 }
 
+/* Whether the child's memory.swap.tiers.max is root's. A delegation root
+ * (user@UID.service, a Delegate=yes unit) has its directory chowned to the
+ * user, but not its knob files: the administrator's, narrowed like any
+ * other. Below it the user made the cgroups, and owns their files. */
+static bool knob_file_is_roots(int dir_fd, const char *child) {
+        g_autofree char *file = g_strconcat(child, "/" SWAP_TIERS_FILE, NULL);
+        struct stat st;
+
+        return fstatat(dir_fd, file, &st, AT_SYMLINK_NOFOLLOW) >= 0 && S_ISREG(st.st_mode) && st.st_uid == 0;
+}
+
 /* The cgroups below a widened one, as far as the tree needs: each child
  * that is not a subject gets a file where what it inherits is wrong, and
  * the way down to the administrator's requests below is followed. Children
@@ -156,7 +167,7 @@ static void visit(SwapTierPass *t, const TierTree *tree, const char *cgroup, GHa
                 if (de->d_type != DT_DIR || streq(de->d_name, ".") || streq(de->d_name, ".."))
                         continue;
                 if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
-                    st.st_uid != 0)
+                    !knob_file_is_roots(dirfd(d), de->d_name))
                         continue;
                 g_autofree char *child = child_path(cgroup, de->d_name);
                 if (cgroup_path_validate(child) < 0 || tier_tree_find(tree, child))
@@ -428,7 +439,8 @@ static void child_made(SwapTierPass *t, const char *parent, const char *name) {
 
         if (!t->tree || cgroup_path_validate(child) < 0 || tier_tree_find(t->tree, child))
                 return;
-        if (cgroup_open_dir(m->cgroup_root, child, &fd) < 0 || fstat(fd, &st) < 0 || st.st_uid != 0)
+        if (cgroup_open_dir(m->cgroup_root, child, &fd) < 0 || fstat(fd, &st) < 0 ||
+            !knob_file_is_roots(fd, "."))
                 return;
         tier_tree_child_file(t->tree, parent, child, &write, &want);
         if (!write)

@@ -15,7 +15,8 @@
  * inotify IN_CREATE on the widened cgroups and narrowed when the event is
  * read: until then it has its parent's wider set (policy.d(5) says how long
  * that was measured to be). Cgroups a user owns (below a delegation root)
- * are not written: the user owns their files. */
+ * are not written: the user owns their files. A delegation root is: its
+ * knob files are root's, though its directory is the user's. */
 
 #include <stdbool.h>
 

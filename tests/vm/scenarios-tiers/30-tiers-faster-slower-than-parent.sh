@@ -43,6 +43,10 @@ service pgt-web pgt-front         # ... and the rest: fast
 service pgt-adm pgt-batch         # one the administrator restricts by hand, below
 systemctl daemon-reload
 systemctl start pgt-db.service pgt-cron.service pgt-backup.service pgt-web.service pgt-adm.service
+# A unit delegated to a user in the slice: its directory is the user's, its
+# knob files root's; it is narrowed like the others (else the user's whole
+# tree would have the slice's wider set).
+systemd-run --unit=pgt-deleg -p User=nobody -p Delegate=yes -p Slice=pgt-batch.slice sleep infinity
 # The administrator's own value, written before policyd runs: fast only.
 adm=$cg$(unit_cgroup pgt-adm.service)
 echo "slow 0" > "$adm/memory.swap.tiers.max"
@@ -58,6 +62,9 @@ web=$cg$(unit_cgroup pgt-web.service)
 wait_for "the batch slice widened to fast and slow" tiers_are "$batch" "fast max;slow max;"
 wait_for "pgt-db has fast only" tiers_are "$db" "fast max;slow 0;"
 wait_for "pgt-cron narrowed to the slice's slow" tiers_are "$cron" "fast 0;slow max;"
+deleg=$cg$(unit_cgroup pgt-deleg.service)
+[[ $(stat -c %U "$deleg") == nobody ]] || fail "$deleg is not delegated to nobody"
+wait_for "pgt-deleg (a user's delegation root) narrowed too" tiers_are "$deleg" "fast 0;slow max;"
 wait_for "the front slice widened to fast and slow" tiers_are "$front" "fast max;slow max;"
 wait_for "pgt-backup has slow only" tiers_are "$backup" "fast 0;slow max;"
 wait_for "pgt-web narrowed to the slice's fast" tiers_are "$web" "fast max;slow 0;"
