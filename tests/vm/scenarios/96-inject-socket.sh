@@ -68,13 +68,13 @@ systemctl stop policyd-inject.socket
 start_policyd
 assert_eq "policyd-inject.socket with policyd" active "$(systemctl is-active policyd-inject.socket)"
 systemd-analyze security --no-pager policyd-inject@probe.service | sed 's/^/helper: /' | grep -v '^helper: ✓' || true
-for unit in policyd.service policyd-inject@probe.service; do
+for unit in policyd.service policyd-inject@probe.service policyd-swap-tiers.service; do
         line=$(systemd-analyze security --no-pager "$unit" | tail -n 1)
         echo "$line"
         [[ $line =~ exposure\ level\ for\ [^:]*:\ ([0-9.]+)\ (PERFECT|SAFE|OK) ]] ||
                 fail "$unit is rated worse than OK: $line"
 done
-echo "ok: policyd.service and the helper are rated OK or better"
+echo "ok: policyd.service, the helper and policyd-swap-tiers.service are rated OK or better"
 
 # And policyd's own client of the helper: a group with ApplyToRunning=yes
 # reaches the process of a member unit that starts, and a quiet process (no
