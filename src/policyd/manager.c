@@ -78,9 +78,6 @@ static void arm_record_retry(Manager *m, Subject *s) {
                 log_unit_warning_errno(subject_name(s), r, "Failed to arm the retry: %m");
 }
 
-/* The one place a subject is applied, and the one place that tells who
- * must hear of it: the watchers, the bus, and systemd-watch for what to
- * read again. */
 /* What the tier pass needs of the subject's SwapTiers=; a pass when it
  * changed. r NULL: the subject has no cgroup now. */
 static void note_swap_tiers(Manager *m, Subject *s, const Resolution *r, const CandidateData *d) {
@@ -117,6 +114,9 @@ static void note_swap_tiers(Manager *m, Subject *s, const Resolution *r, const C
         swap_tier_pass_schedule(m->swap_tiers);
 }
 
+/* The one place a subject is applied, and the one place that tells who
+ * must hear of it: the watchers, the bus, and systemd-watch for what to
+ * read again. */
 void manager_apply_subject_gathered(Manager *m, Subject *s, CandidateData *gathered, CgroupHandle *cgroup) {
         _cleanup_(apply_outcome_clear) ApplyOutcome o = {};
         _cleanup_(subject_plan_clear) SubjectPlan p = {};
@@ -469,7 +469,8 @@ void manager_swap_changed(Manager *m) {
 void manager_swap_tiers_verify(Manager *m) {
         g_autoptr(GPtrArray) keys = hash_table_keys(m->subjects);
 
-        if (!m->facts || !m->facts->swap_tiers)
+        /* In a dry run nothing was written: nothing to find changed. */
+        if (!m->facts || !m->facts->swap_tiers || m->dry_run)
                 return;
         for (guint i = 0; i < keys->len; i++) {
                 Subject *s = manager_find_subject(m, g_ptr_array_index(keys, i));

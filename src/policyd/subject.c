@@ -7,6 +7,7 @@
 #include "message-ids.h"
 #include "state-store.h"
 #include "subject.h"
+#include "swap-tier-pass.h"
 #include "util.h"
 
 static int write_record_file(Subject *s);
@@ -39,6 +40,9 @@ static void property_record_destroy(gpointer p) {
 Subject *subject_free(Subject *s) {
         if (!s)
                 return NULL;
+        /* Its request goes from the tier tree: what it widened, narrowed. */
+        if (s->tiers_requested)
+                swap_tier_pass_schedule(s->manager->swap_tiers);
         /* Its newest record is in the intent log only: into its file now,
          * while the subject is whole. */
         if (s->record_in_intent && write_record_file(s) < 0) {
