@@ -404,6 +404,8 @@ void swap_tier_pass_startup_converged(SwapTierPass *t) {
         if (!t || t->converged)
                 return;
         t->converged = true;
+        /* No wakeup for it later: policyd is idle when nothing changes. */
+        t->converge_deadline = sd_event_source_disable_unref(t->converge_deadline);
         swap_tier_pass_schedule(t);
 }
 
