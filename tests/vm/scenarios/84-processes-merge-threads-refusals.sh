@@ -141,8 +141,13 @@ no_pending() { ! busctl call org.policygroups.PolicyGroups1 /org/policygroups/Po
 wait_for "no process is pending" no_pending
 # Then the tail of the last requests: policyd keeps its links to the
 # injector 10 s after the last reply (inject-client.c), then closes them,
-# and the helpers' units stop. The quiet minute begins after it.
-sleep 12
+# and the helpers' units stop, each with a few signals from PID 1 that wake
+# policyd. The quiet minute begins after the last has gone (under TCG that
+# took more than 12 s once: 27 wakeups in the minute).
+no_helpers() { [[ -z $(systemctl list-units --all --plain --no-legend 'policyd-inject@*.service') ]]; }
+sleep 10
+wait_for "the injector's helper units are gone" no_helpers
+sleep 2
 switches() { cat /proc/"$pid"/task/*/status | awk '/ctxt_switches/ { n += $2 } END { print n }'; }
 w0=$(switches)
 sleep 60
