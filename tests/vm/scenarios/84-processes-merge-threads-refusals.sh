@@ -144,7 +144,10 @@ wait_for "no process is pending" no_pending
 # and the helpers' units stop, each with a few signals from PID 1 that wake
 # policyd. The quiet minute begins after the last has gone (under TCG that
 # took more than 12 s once: 27 wakeups in the minute).
-no_helpers() { [[ -z $(systemctl list-units --all --plain --no-legend 'policyd-inject@*.service') ]]; }
+no_helpers() {
+        [[ -z $(systemctl list-units --state=active,activating,deactivating,reloading --plain --no-legend \
+                'policyd-inject@*.service') ]]
+}
 sleep 10
 wait_for "the injector's helper units are gone" no_helpers
 sleep 2
