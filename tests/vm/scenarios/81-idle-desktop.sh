@@ -35,21 +35,12 @@ grep -E "^ *Managers: .*user@$test_uid \([0-9]+ units\)" <<<"$out" || fail "stat
 sleep 5
 
 pid=$(systemctl show -P MainPID policyd.service)
-switches() {
-        local n=0 t
-        for t in /proc/"$pid"/task/*/status; do
-                n=$((n + $(awk '/^(voluntary|nonvoluntary)_ctxt_switches:/ { s += $2 } END { print s }' "$t")))
-        done
-        echo "$n"
-}
-mark=$(date '+%Y-%m-%d %H:%M:%S')
-w0=$(switches)
-sleep 60
-w1=$(switches)
-lines=$(journalctl -b -u policyd.service --since "$mark" --no-pager -o cat | wc -l)
-echo "policyd: $((w1 - w0)) context switches and $lines journal lines in 60 s, with $(ls /proc/"$pid"/task | wc -l) threads"
-(( w1 - w0 <= 3 )) || fail "policyd woke $((w1 - w0)) times in a quiet minute (the watchdog accounts for at most 1 to 3)"
-(( lines == 0 )) || fail "policyd logged in a quiet minute: $(journalctl -b -u policyd.service --since "$mark" --no-pager -o cat | tail -5)"
+quiet_minute "$pid"
+policyd_lines() { journalctl -q --after-cursor "$quiet_cursor" -u policyd.service --no-pager -o cat; }
+lines=$(policyd_lines | wc -l)
+echo "policyd: $quiet_wakeups context switches and $lines journal lines in 60 s, with $(ls /proc/"$pid"/task | wc -l) threads"
+(( quiet_wakeups <= 3 )) || fail "policyd woke $quiet_wakeups times in a quiet minute (the watchdog accounts for at most 1 to 3)"
+(( lines == 0 )) || fail "policyd logged in a quiet minute: $(policyd_lines | tail -5)"
 xattr_is "$front" user.policy.group pgt-fg || fail "the focused app left pgt-fg"
 xattr_is "$back" user.policy.group pgt-bg || fail "the app without focus left pgt-bg"
 echo "ok: a quiet desktop costs policyd no wakeups"

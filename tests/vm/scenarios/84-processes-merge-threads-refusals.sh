@@ -151,9 +151,6 @@ no_helpers() {
 sleep 10
 wait_for "the injector's helper units are gone" no_helpers
 sleep 2
-switches() { cat /proc/"$pid"/task/*/status | awk '/ctxt_switches/ { n += $2 } END { print n }'; }
-w0=$(switches)
-sleep 60
-w1=$(switches)
-echo "policyd woke $((w1 - w0)) times in 60 s with $(threads_of "$pid") threads"
-(( w1 - w0 <= 2 )) || fail "policyd woke $((w1 - w0)) times in a quiet minute"
+quiet_minute "$pid"
+echo "policyd woke $quiet_wakeups times in 60 s with $(threads_of "$pid") threads"
+(( quiet_wakeups <= 2 )) || fail "policyd woke $quiet_wakeups times in a quiet minute"

@@ -66,6 +66,33 @@ wait_quiet() {
         done
 }
 
+# quiet_minute PID: counts PID's wakeups (the context switches of all its
+# threads) over a minute in which no systemd manager logged anything. The
+# image's own timers start units now and then (systemd-tmpfiles-clean.timer
+# 15 min after boot, wherever the suite has got to by then), and a daemon
+# that follows units rightly wakes for them: such a minute is measured once
+# more. Sets quiet_wakeups, and quiet_cursor (the journal's cursor where the
+# counted minute began, for journalctl --after-cursor).
+quiet_minute() {
+        local pid=$1 attempt w0 w1 busy
+        thread_switches() {
+                cat /proc/"$1"/task/*/status | awk '/^(voluntary|nonvoluntary)_ctxt_switches:/ { s += $2 } END { print s }'
+        }
+        for attempt in 1 2; do
+                quiet_cursor=$(journalctl -n 1 --show-cursor --no-pager -q -o cat | sed -n 's/^-- cursor: //p')
+                [[ -n $quiet_cursor ]] || fail "the journal gave no cursor to count a quiet minute from"
+                w0=$(thread_switches "$pid")
+                sleep 60
+                w1=$(thread_switches "$pid")
+                quiet_wakeups=$((w1 - w0))
+                busy=$(journalctl -q --after-cursor "$quiet_cursor" _COMM=systemd --no-pager -o short-monotonic)
+                [[ -n $busy ]] || return 0
+                echo "note: $pid woke $quiet_wakeups times in a minute in which systemd did not sit still$( \
+                        (( attempt == 1 )) && echo "; once more")":
+                head -n 5 <<<"$busy" | sed 's/^/    /'
+        done
+}
+
 # A test user with their own systemd, user@UID.service, as on a desktop
 # (issue 10). Linger starts the manager without a login session; the image
 # has libpam-systemd, without which user@UID.service fails ("$XDG_RUNTIME_DIR
