@@ -71,9 +71,9 @@ wait_for "pgt-web narrowed to the slice's fast" tiers_are "$web" "fast max;slow 
 assert_eq "the administrator's value on pgt-adm, kept" "fast max;slow 0;" \
         "$(sort "$adm/memory.swap.tiers.max" | tr '\n' ';')"
 policyctl status | grep -a "Swap:" || true
-policyctl status | grep -aq "1 left as someone else set them" || fail "status does not report the one conflict"
+policyctl status | has -a "1 left as someone else set them" || fail "status does not report the one conflict"
 policyctl explain pgt-db.service | grep -a -i "swaptiers\|memory.swap.tiers" || true
-policyctl explain pgt-db.service | grep -aq "fast" || fail "explain shows no effective tiers for pgt-db"
+policyctl explain pgt-db.service | has -a "fast" || fail "explain shows no effective tiers for pgt-db"
 
 for s in db cron backup web; do
         wait_long 60 "64 MiB touched in pgt-$s" anon_at_least "${!s}" $((64 << 10))

@@ -110,7 +110,7 @@ fi
 # What it said, and no crash of policyctl at boot (the runner looks only
 # from the scenario's start).
 journalctl -b -o cat --no-pager -u "$unit"
-journalctl -b -o cat --no-pager -u "$unit" | grep -qF "Wrote '+fast:100 +slow:-1'" ||
+journalctl -b -o cat --no-pager -u "$unit" | has -F "Wrote '+fast:100 +slow:-1'" ||
         fail "$unit did not say it wrote the tiers"
 if journalctl -b -k -o cat --no-pager | grep -E "policyctl\[[0-9]+\]: segfault|traps: policyctl"; then
         fail "policyctl crashed at boot"

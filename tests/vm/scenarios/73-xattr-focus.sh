@@ -107,7 +107,7 @@ assert_no_xattr "$app" user.pgt.closed
 moves=$(journalctl -b -u policyd.service --since "@$start_epoch" -p info -o cat --no-pager |
         grep -cE "Policy groups: .*\(was |Set memory.swap.high=" || true)
 (( moves == 0 )) || fail "focus moves were logged at info or notice level ($moves lines)"
-journalctl -b -u policyd.service --since "@$start_epoch" -o cat --no-pager | grep -q "Policy groups: pgt-bg (was pgt-fg)" ||
+journalctl -b -u policyd.service --since "@$start_epoch" -o cat --no-pager | has "Policy groups: pgt-bg (was pgt-fg)" ||
         fail "the move is not in the journal at debug level"
 
 # MembershipChanged: none without a subscriber; one with (busctl monitor

@@ -43,14 +43,14 @@ for u in pgt-named pgt-matched; do
         assert_file_eq "$path/memory.swap.max" 1073741824
 done
 # No daemon-reload behind the administrator's back.
-if journalctl -b _PID=1 --since "$reloaded_at" --no-pager -o cat | grep -q '^Reloading'; then
+if journalctl -b _PID=1 --since "$reloaded_at" --no-pager -o cat | has '^Reloading'; then
         fail "systemd reloaded after 'policyctl reload': $(journalctl -b _PID=1 --since "$reloaded_at" -o cat | grep Reloading)"
 fi
 echo "ok: no daemon-reload"
 need_reload() { policyctl --json status | grep -o '"units_need_daemon_reload":[0-9]*' | cut -d: -f2; }
 n=$(need_reload)
 assert_eq "units needing a daemon-reload (pgt-named's generator drop-in is stale)" 1 "$n"
-policyctl explain pgt-named.service | grep -q "systemctl daemon-reload" || fail "explain does not mark pgt-named: $(policyctl explain pgt-named.service)"
+policyctl explain pgt-named.service | has "systemctl daemon-reload" || fail "explain does not mark pgt-named: $(policyctl explain pgt-named.service)"
 echo "ok: explain marks pgt-named"
 
 policyctl reload --daemon-reload

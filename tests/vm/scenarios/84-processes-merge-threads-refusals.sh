@@ -137,7 +137,7 @@ policyctl status | grep -E '^ *Processes:' || fail "policyctl status has no Proc
 # when it wakes up. Its watchdog (WatchdogSec=3min) may ping once.
 pid=$(systemctl show -P MainPID policyd.service)
 no_pending() { ! busctl call org.policygroups.PolicyGroups1 /org/policygroups/PolicyGroups1 \
-        org.policygroups.PolicyGroups1.Manager ListProcesses s "" | grep -q '"pending"'; }
+        org.policygroups.PolicyGroups1.Manager ListProcesses s "" | has '"pending"'; }
 wait_for "no process is pending" no_pending
 # Then the tail of the last requests: policyd keeps its links to the
 # injector 10 s after the last reply (inject-client.c), then closes them,

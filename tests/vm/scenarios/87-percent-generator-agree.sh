@@ -105,7 +105,7 @@ for u in "${units[@]}"; do
         wait_for "$u: memory.swap.max follows" file_is "$path/memory.swap.max" "${kernel[$u]}"
         pinned_is_admin_or_nothing "$u"
 done
-if journalctl -b _PID=1 --since "$reloaded_at" --no-pager -o cat | grep -q '^Reloading'; then
+if journalctl -b _PID=1 --since "$reloaded_at" --no-pager -o cat | has '^Reloading'; then
         fail "systemd reloaded after 'policyctl reload'"
 fi
 echo "ok: no daemon-reload behind the administrator's back"

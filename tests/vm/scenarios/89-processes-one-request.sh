@@ -18,7 +18,7 @@ pgt_setup
 systemctl start policyd-inject.socket || fail "policyd-inject.socket did not start"
 
 requests() { policyctl status | grep -oE '[0-9]+ requests on' | grep -oE '^[0-9]+'; }
-settled() { ! policyctl explain pgt-one-home.scope | grep -q pending; }
+settled() { ! policyctl explain pgt-one-home.scope | has pending; }
 
 pgt_policy pgt-one '[PolicyGroup]\nApplyToRunning=yes\n[Match]\nSlice=pgt-one.slice\n[Memory]\nKSM=yes\nNUMAPolicy=local\n'
 start_policyd
@@ -60,7 +60,7 @@ wait_for "nothing pending" settled
 n1=$(requests)
 echo "requests for the move in: $((n1 - n0))"
 (( n1 - n0 == 1 )) || fail "the move in took $((n1 - n0)) injector requests, not 1"
-policyctl explain "$plain" | grep -qE "^ *$plain +injected" || fail "explain $plain does not say injected: $(policyctl explain "$plain")"
+policyctl explain "$plain" | has -E "^ *$plain +injected" || fail "explain $plain does not say injected: $(policyctl explain "$plain")"
 
 # 1b. policyd restarts: the process is already right, and is not stopped
 # again (no undo decided before its cgroup's groups are known).

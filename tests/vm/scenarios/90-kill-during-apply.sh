@@ -167,7 +167,7 @@ no_set_twice() {
         local twice
         twice=$(uniq -d "$tmp/sets")
         [[ -z $twice ]] || fail "policyd logged \"Set\" more than once ($(grep -c . <<<"$twice") times) for: $(head -n 10 <<<"$twice" | tr '\n' ' ')"
-        ! journalctl -b --since "$since" --no-pager -o cat | grep -q "Suppressed .* messages from policyd.service" ||
+        ! journalctl -b --since "$since" --no-pager -o cat | has "Suppressed .* messages from policyd.service" ||
                 fail "journald suppressed messages of policyd: the count of \"Set\" lines is not complete"
         echo "ok: no value was written twice"
 }

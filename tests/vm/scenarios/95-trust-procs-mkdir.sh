@@ -47,13 +47,13 @@ runuser -u "$test_user" -- touch "$go"
 wait_for "the cgroup below the scope exists" test -d "$app_cg/below"
 held=0
 for _ in $(seq 1 40); do
-        if policyctl explain "user@$test_uid/$app" | grep -q 'held back'; then
+        if policyctl explain "user@$test_uid/$app" | has 'held back'; then
                 held=1
                 break
         fi
         sleep 0.25
 done
-policyctl explain "user@$test_uid/$app" | sed -n '/^Processes/,$p' | head -20
+policyctl explain "user@$test_uid/$app" | awk '/^Processes/ { p = 1 } p && n++ < 20'
 all_mg() {
         local p n=0
         for p in $(pgrep -f '^sleep 20000[0-9][0-9]$'); do

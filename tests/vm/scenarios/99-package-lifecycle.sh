@@ -106,7 +106,7 @@ systemctl is-active --quiet policyd-inject.socket || fail "policyd-inject.socket
 assert_eq "policyd.service enabled" enabled "$(systemctl is-enabled policyd.service)"
 wait_long 60 "policyctl status answers" policyctl status
 assert_eq "groups in force after install" 0 "$(policyctl --json list | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')"
-policyctl status | grep -q "Examples to choose from are in /usr/share/policygroups/examples" ||
+policyctl status | has "Examples to choose from are in /usr/share/policygroups/examples" ||
         fail "policyctl status does not say where the examples are: $(policyctl status)"
 for g in "${examples[@]}"; do
         [[ -f /usr/share/policygroups/examples/$g.policy ]] || fail "no example $g.policy"

@@ -44,6 +44,12 @@ assert_no_xattr() {
         echo "ok: no xattr $2 on $1"
 }
 
+# has GREP-ARGS...: grep -q that reads all of its input. grep -q leaves at
+# its first match; a writer still writing (policyctl's process table,
+# journalctl) then dies of SIGPIPE, and under pipefail the pipeline fails:
+# a match read as none (95-trust-procs-mkdir failed so once).
+has() { grep "$@" >/dev/null; }
+
 # wait_long SECONDS DESCRIPTION CMD...: polls CMD until it succeeds; fails
 # with CMD's last output after SECONDS.
 wait_long() {
